@@ -1,0 +1,92 @@
+package cms
+
+import (
+	"fmt"
+	"reflect"
+	"sync"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Codec reads and writes records of every kind for one language
+// configuration, and checks them. It is safe for concurrent use; build one
+// per language configuration and keep it (building reflects the types).
+type Codec struct {
+	langs   Languages
+	kinds   map[Kind]*objectCodec
+	decoder sync.Pool // *jsontext.Decoder
+}
+
+// objectCodec is a record kind or nested item type expanded with the
+// languages: every wire name bound to its field and language, and the order
+// in which fields are written.
+type objectCodec struct {
+	kind  Kind // the record kind, also for nested items
+	spec  *typeSpec
+	names map[string]binding
+	out   []binding // readable fields in write order
+}
+
+type binding struct {
+	field *fieldSpec
+	lang  string // "" unless the field is multi-language
+	wire  string
+	// quoted is `"wire":`, ready to append.
+	quoted []byte
+	item   *objectCodec // for nested items
+}
+
+// NewCodec builds a Codec for langs.
+func NewCodec(langs Languages) (*Codec, error) {
+	if _, err := NewLanguages(langs.Default, langs.All...); err != nil {
+		return nil, err
+	}
+	c := &Codec{langs: langs, kinds: make(map[Kind]*objectCodec, 4)}
+	for _, k := range Kinds() {
+		spec, err := specOf(reflect.TypeOf(NewRecord(k)).Elem())
+		if err != nil {
+			return nil, err
+		}
+		c.kinds[k] = c.objectCodec(k, spec)
+	}
+	return c, nil
+}
+
+// Languages returns the codec's language configuration.
+func (c *Codec) Languages() Languages { return c.langs }
+
+func (c *Codec) objectCodec(k Kind, spec *typeSpec) *objectCodec {
+	oc := &objectCodec{kind: k, spec: spec, names: make(map[string]binding)}
+	allLangs := append([]string{c.langs.Default}, c.langs.Others()...)
+	for _, f := range spec.fields {
+		langs := []string{""}
+		if f.multiLang {
+			langs = allLangs
+		}
+		var item *objectCodec
+		if f.item != nil {
+			item = c.objectCodec(k, f.item)
+		}
+		for _, lang := range langs {
+			b := binding{field: f, lang: lang, wire: f.name, item: item}
+			if lang != "" {
+				b.wire = c.langs.WireName(f.name, lang)
+			}
+			b.quoted, _ = jsontext.AppendQuote(nil, b.wire)
+			b.quoted = append(b.quoted, ':')
+			oc.names[b.wire] = b
+			if !f.writeOnly {
+				oc.out = append(oc.out, b)
+			}
+		}
+	}
+	return oc
+}
+
+func (c *Codec) kind(rec Record) (*objectCodec, reflect.Value) {
+	oc := c.kinds[rec.Kind()]
+	if oc == nil {
+		panic(fmt.Sprintf("cms: unknown record kind %q", rec.Kind()))
+	}
+	return oc, reflect.ValueOf(rec).Elem()
+}

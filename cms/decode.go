@@ -1,0 +1,421 @@
+package cms
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math"
+	"reflect"
+	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// MaxDepth is the deepest nesting of objects and arrays a body may have
+// (DECISIONS §5); the record object itself is depth 1.
+const MaxDepth = 32
+
+// errMalformed marks a body that is not one strict JSON value.
+func malformed(cause error) *Error {
+	return &Error{Code: CodeMalformed, Message: "Wrong request", Err: cause}
+}
+
+var (
+	errNotObject = errors.New("the body is not a JSON object")
+	errTrailing  = errors.New("data after the JSON value")
+	errTooDeep   = errors.New("nested deeper than 32")
+)
+
+type pooledDecoder struct {
+	r   bytes.Reader
+	dec *jsontext.Decoder
+}
+
+// Decode reads data, one JSON object of rec's kind, into rec (which should
+// be empty). The body must be strict JSON: one value, valid UTF-8, no
+// duplicate keys, at most MaxDepth deep; otherwise the error has
+// CodeMalformed. Unknown fields, values of the wrong JSON type and every
+// broken field rule are listed together in an error with CodeInvalid.
+// Rules judged on the whole stored record (TRACK-only fields) are left to
+// Validate.
+func (c *Codec) Decode(data []byte, rec Record) error {
+	pd, _ := c.decoder.Get().(*pooledDecoder)
+	if pd == nil {
+		pd = new(pooledDecoder)
+		pd.dec = jsontext.NewDecoder(&pd.r)
+	}
+	pd.r.Reset(data)
+	pd.dec.Reset(&pd.r)
+	defer func() {
+		// Drop the reference to data before pooling.
+		pd.r.Reset(nil)
+		pd.dec.Reset(&pd.r)
+		c.decoder.Put(pd)
+	}()
+	err := c.DecodeFrom(pd.dec, rec)
+	if ErrorCode(err) == CodeMalformed {
+		return err
+	}
+	// A syntax problem anywhere outranks content problems.
+	if _, tailErr := pd.dec.ReadToken(); tailErr != io.EOF {
+		if tailErr == nil {
+			tailErr = errTrailing
+		}
+		return malformed(tailErr)
+	}
+	return err
+}
+
+// DecodeFrom reads the next JSON value of dec, which must be an object, into
+// rec, with the rules of Decode. It lets a caller read records one by one
+// from a stream (a batch array).
+func (c *Codec) DecodeFrom(dec *jsontext.Decoder, rec Record) error {
+	oc, v := c.kind(rec)
+	if dec.PeekKind() != '{' {
+		if _, err := dec.ReadValue(); err != nil {
+			return malformed(err)
+		}
+		return malformed(errNotObject)
+	}
+	if dec.StackDepth()+1 > MaxDepth {
+		return malformed(errTooDeep)
+	}
+	d := decodeState{dec: dec}
+	if _, err := dec.ReadToken(); err != nil {
+		return malformed(err)
+	}
+	d.object(oc, v, "")
+	if d.err != nil {
+		return malformed(d.err)
+	}
+	problems := d.problems
+	w := walker{codec: c, add: func(path, text string) {
+		problems = append(problems, fieldProblem{path, text})
+	}}
+	w.object(oc, v, "", d.idSet)
+	bodyProblems(rec, w.add)
+	return problemError(rec, d.idSet, problems)
+}
+
+type fieldProblem struct{ path, text string }
+
+// problemError turns field problems into the CodeInvalid error, or nil.
+func problemError(rec Record, idSet bool, problems []fieldProblem) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	id := rec.RecordID()
+	if !idSet {
+		id = "(no id)"
+	}
+	e := &Error{Code: CodeInvalid, Message: "invalid " + rec.Kind().Title(), Problems: make([]Problem, len(problems))}
+	for i, p := range problems {
+		e.Problems[i] = Problem{Kind: rec.Kind(), ID: id, Field: p.path, Text: p.text}
+	}
+	return e
+}
+
+type decodeState struct {
+	dec      *jsontext.Decoder
+	problems []fieldProblem
+	err      error // a syntax error: the whole body is malformed
+	idSet    bool  // the body's id was a string
+}
+
+func (d *decodeState) problem(prefix, name, text string) {
+	d.problems = append(d.problems, fieldProblem{prefix + name, text})
+}
+
+func (d *decodeState) fail(err error) {
+	if d.err == nil {
+		d.err = err
+	}
+}
+
+// skip reads and discards the next value, checking its depth.
+func (d *decodeState) skip() {
+	depth := d.dec.StackDepth()
+	raw, err := d.dec.ReadValue()
+	if err != nil {
+		d.fail(err)
+		return
+	}
+	if depth+rawDepth(raw) > MaxDepth {
+		d.fail(errTooDeep)
+	}
+}
+
+// rawDepth is the deepest nesting of arrays and objects in a valid JSON
+// value.
+func rawDepth(raw []byte) int {
+	depth, deepest, inString := 0, 0, false
+	for i := 0; i < len(raw); i++ {
+		switch ch := raw[i]; {
+		case inString && ch == '\\':
+			i++
+		case ch == '"':
+			inString = !inString
+		case inString:
+		case ch == '{' || ch == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case ch == '}' || ch == ']':
+			depth--
+		}
+	}
+	return deepest
+}
+
+// object reads the members of an object whose '{' has been read.
+func (d *decodeState) object(oc *objectCodec, v reflect.Value, prefix string) {
+	for d.err == nil {
+		tok, err := d.dec.ReadToken()
+		if err != nil {
+			d.fail(err)
+			return
+		}
+		if tok.Kind() == '}' {
+			return
+		}
+		name := tok.String()
+		b, ok := oc.names[name]
+		if !ok {
+			d.problem(prefix, name, "unknown field")
+			d.skip()
+			continue
+		}
+		d.value(b, v.Field(b.field.index), prefix)
+	}
+}
+
+// value reads one member value into field fv.
+func (d *decodeState) value(b binding, fv reflect.Value, prefix string) {
+	f := b.field
+	kind := d.dec.PeekKind()
+	if kind == 'n' {
+		if _, err := d.dec.ReadToken(); err != nil {
+			d.fail(err)
+			return
+		}
+		if !f.nullable {
+			d.problem(prefix, b.wire, "must not be null")
+			return
+		}
+		setNull(fv, b.lang)
+		return
+	}
+	if !f.typ.accepts(kind) {
+		text := "must be " + f.typ.jsonName()
+		if f.nullable {
+			text += " or null"
+		}
+		d.problem(prefix, b.wire, text)
+		d.skip()
+		return
+	}
+	if f.typ == typeItems {
+		d.items(b, fv, prefix)
+		return
+	}
+	if f.typ == typeStrings {
+		d.strings(b, fv, prefix)
+		return
+	}
+	tok, err := d.dec.ReadToken()
+	if err != nil {
+		d.fail(err)
+		return
+	}
+	switch f.typ {
+	case typeString:
+		if f.rule == rules["id"] {
+			d.idSet = true
+		}
+		setString(fv, b.lang, tok.String())
+	case typeBool:
+		setBool(fv, tok.Bool())
+	case typeNumber:
+		n, err := tok.Float()
+		if err != nil || !f.inRange(n) {
+			d.problem(prefix, b.wire, rangeText(f))
+			return
+		}
+		setNumber(fv, n)
+	case typeInteger:
+		n, err := tok.Float()
+		switch {
+		case err != nil || math.Abs(n) >= 1<<63:
+			d.problem(prefix, b.wire, rangeText(f))
+		case n != math.Trunc(n):
+			d.problem(prefix, b.wire, "must be an integer")
+		default:
+			setInteger(fv, int64(n))
+		}
+	}
+}
+
+// accepts reports whether a JSON value of kind can hold t.
+func (t valueType) accepts(kind jsontext.Kind) bool {
+	switch t {
+	case typeString:
+		return kind == '"'
+	case typeBool:
+		return kind == 't' || kind == 'f'
+	case typeNumber, typeInteger:
+		return kind == '0'
+	}
+	return kind == '['
+}
+
+// strings reads an array of strings.
+func (d *decodeState) strings(b binding, fv reflect.Value, prefix string) {
+	if _, err := d.dec.ReadToken(); err != nil {
+		d.fail(err)
+		return
+	}
+	list := []string{}
+	ok := true
+	for i := 0; d.err == nil; i++ {
+		switch d.dec.PeekKind() {
+		case ']':
+			if _, err := d.dec.ReadToken(); err != nil {
+				d.fail(err)
+			}
+			if ok {
+				setStrings(fv, list)
+			}
+			return
+		case '"':
+			tok, err := d.dec.ReadToken()
+			if err != nil {
+				d.fail(err)
+				return
+			}
+			list = append(list, tok.String())
+		default:
+			ok = false
+			d.problem(prefix, b.wire+"["+strconv.Itoa(i)+"]", "must be a string")
+			d.skip()
+		}
+	}
+}
+
+// items reads an array of nested item objects.
+func (d *decodeState) items(b binding, fv reflect.Value, prefix string) {
+	if _, err := d.dec.ReadToken(); err != nil {
+		d.fail(err)
+		return
+	}
+	list := reflect.MakeSlice(fv.Field(0).Type(), 0, 4)
+	for i := 0; d.err == nil; i++ {
+		switch d.dec.PeekKind() {
+		case ']':
+			if _, err := d.dec.ReadToken(); err != nil {
+				d.fail(err)
+			}
+			fv.Field(0).Set(list)
+			fv.Field(1).SetBool(true)
+			return
+		case '{':
+			if _, err := d.dec.ReadToken(); err != nil {
+				d.fail(err)
+				return
+			}
+			item := reflect.New(b.item.spec.goType).Elem()
+			d.object(b.item, item, prefix+b.wire+"["+strconv.Itoa(i)+"].")
+			list = reflect.Append(list, item)
+		default:
+			d.problem(prefix, b.wire+"["+strconv.Itoa(i)+"]", "must be an object")
+			d.skip()
+		}
+	}
+}
+
+func setNull(fv reflect.Value, lang string) {
+	switch p := fv.Addr().Interface().(type) {
+	case *Null[string]:
+		*p = Nil[string]()
+	case *Null[bool]:
+		*p = Nil[bool]()
+	case *Null[float64]:
+		*p = Nil[float64]()
+	case *Null[int64]:
+		*p = Nil[int64]()
+	case *Null[[]string]:
+		*p = Nil[[]string]()
+	case *Langs[Null[string]]:
+		if *p == nil {
+			*p = make(Langs[Null[string]], 4)
+		}
+		(*p)[lang] = Nil[string]()
+	default:
+		panic("cms: no null for " + fv.Type().String())
+	}
+}
+
+func setString(fv reflect.Value, lang, s string) {
+	switch p := fv.Addr().Interface().(type) {
+	case *string:
+		*p = s
+	case *Opt[string]:
+		*p = Some(s)
+	case *Null[string]:
+		*p = NullOf(s)
+	case *Langs[string]:
+		if *p == nil {
+			*p = make(Langs[string], 4)
+		}
+		(*p)[lang] = s
+	case *Langs[Null[string]]:
+		if *p == nil {
+			*p = make(Langs[Null[string]], 4)
+		}
+		(*p)[lang] = NullOf(s)
+	default:
+		panic("cms: no string for " + fv.Type().String())
+	}
+}
+
+func setBool(fv reflect.Value, v bool) {
+	switch p := fv.Addr().Interface().(type) {
+	case *Opt[bool]:
+		*p = Some(v)
+	case *Null[bool]:
+		*p = NullOf(v)
+	default:
+		panic("cms: no bool for " + fv.Type().String())
+	}
+}
+
+func setNumber(fv reflect.Value, v float64) {
+	switch p := fv.Addr().Interface().(type) {
+	case *Opt[float64]:
+		*p = Some(v)
+	case *Null[float64]:
+		*p = NullOf(v)
+	default:
+		panic("cms: no number for " + fv.Type().String())
+	}
+}
+
+func setInteger(fv reflect.Value, v int64) {
+	switch p := fv.Addr().Interface().(type) {
+	case *int64:
+		*p = v
+	case *Null[int64]:
+		*p = NullOf(v)
+	default:
+		panic("cms: no integer for " + fv.Type().String())
+	}
+}
+
+func setStrings(fv reflect.Value, v []string) {
+	switch p := fv.Addr().Interface().(type) {
+	case *Opt[[]string]:
+		*p = Some(v)
+	case *Null[[]string]:
+		*p = NullOf(v)
+	default:
+		panic("cms: no string list for " + fv.Type().String())
+	}
+}

@@ -1,0 +1,124 @@
+package cms
+
+import (
+	"math"
+	"reflect"
+	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Append appends rec to dst as one JSON object, as a read answers it: every
+// readable field of the kind in the contract's order, every configured
+// language variant, null for an unset nullable field and the zero value
+// ("", false, 0, []) for an unset other one. Write-only fields never appear.
+func (c *Codec) Append(dst []byte, rec Record) []byte {
+	oc, v := c.kind(rec)
+	return appendObject(dst, oc, v)
+}
+
+// Marshal returns rec as JSON; see Append.
+func (c *Codec) Marshal(rec Record) []byte { return c.Append(make([]byte, 0, 4096), rec) }
+
+func appendObject(dst []byte, oc *objectCodec, v reflect.Value) []byte {
+	dst = append(dst, '{')
+	for i, b := range oc.out {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, b.quoted...)
+		dst = appendField(dst, b, v.Field(b.field.index))
+	}
+	return append(dst, '}')
+}
+
+func appendField(dst []byte, b binding, fv reflect.Value) []byte {
+	switch p := fv.Addr().Interface().(type) {
+	case *string:
+		return appendString(dst, *p)
+	case *int64:
+		return strconv.AppendInt(dst, *p, 10)
+	case *Opt[string]:
+		return appendString(dst, p.Value)
+	case *Opt[bool]:
+		return strconv.AppendBool(dst, p.Value)
+	case *Opt[float64]:
+		return appendNumber(dst, p.Value)
+	case *Opt[[]string]:
+		return appendStrings(dst, p.Value)
+	case *Null[string]:
+		if !p.Valid {
+			return append(dst, "null"...)
+		}
+		return appendString(dst, p.Value)
+	case *Null[bool]:
+		if !p.Valid {
+			return append(dst, "null"...)
+		}
+		return strconv.AppendBool(dst, p.Value)
+	case *Null[float64]:
+		if !p.Valid {
+			return append(dst, "null"...)
+		}
+		return appendNumber(dst, p.Value)
+	case *Null[int64]:
+		if !p.Valid {
+			return append(dst, "null"...)
+		}
+		return strconv.AppendInt(dst, p.Value, 10)
+	case *Null[[]string]:
+		if !p.Valid {
+			return append(dst, "null"...)
+		}
+		return appendStrings(dst, p.Value)
+	case *Langs[string]:
+		return appendString(dst, (*p)[b.lang])
+	case *Langs[Null[string]]:
+		s := (*p)[b.lang]
+		if !s.Valid {
+			return append(dst, "null"...)
+		}
+		return appendString(dst, s.Value)
+	}
+	// A list of nested items: Opt[[]Item].
+	list := fv.Field(0)
+	dst = append(dst, '[')
+	for i := range list.Len() {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendObject(dst, b.item, list.Index(i))
+	}
+	return append(dst, ']')
+}
+
+func appendString(dst []byte, s string) []byte {
+	// Invalid UTF-8 (only possible in a record built in Go) is written as
+	// U+FFFD, so the output is always valid JSON.
+	dst, _ = jsontext.AppendQuote(dst, s)
+	return dst
+}
+
+func appendStrings(dst []byte, list []string) []byte {
+	dst = append(dst, '[')
+	for i, s := range list {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, s)
+	}
+	return append(dst, ']')
+}
+
+func appendNumber(dst []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		// Not JSON; only a record built in Go and never validated has one.
+		return append(dst, "null"...)
+	}
+	// Plain decimals where they are readable, as encoding/json writes them.
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	return strconv.AppendFloat(dst, f, format, -1, 64)
+}

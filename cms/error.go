@@ -1,0 +1,113 @@
+package cms
+
+import (
+	"errors"
+	"strings"
+)
+
+// Code classifies a library error; transport maps each code to one HTTP
+// status and body, in one table.
+type Code string
+
+// The error codes.
+const (
+	// CodeMalformed: the request cannot be read at all (not JSON, duplicate
+	// keys, invalid UTF-8, too deep, a bad path option). HTTP 400.
+	CodeMalformed Code = "malformed"
+	// CodeInvalid: the request reads but its contents break the rules;
+	// Problems lists every problem. HTTP 409.
+	CodeInvalid Code = "invalid"
+	// CodeNotFound: the named record does not exist for the caller. HTTP 404.
+	CodeNotFound Code = "not_found"
+	// CodeConflict: the operation cannot be done in the current state
+	// (a referenced record, a clone name that cannot be made). HTTP 409.
+	CodeConflict Code = "conflict"
+	// CodeTooLarge: the body or a list is over its limit. HTTP 413.
+	CodeTooLarge Code = "too_large"
+	// CodeUnauthorized: no valid credentials. HTTP 401.
+	CodeUnauthorized Code = "unauthorized"
+	// CodeForbidden: valid credentials without the permission. HTTP 403.
+	CodeForbidden Code = "forbidden"
+	// CodePrecondition: If-Match no longer matches. HTTP 412.
+	CodePrecondition Code = "precondition"
+	// CodeTooMany: throttled. HTTP 429.
+	CodeTooMany Code = "too_many"
+	// CodeInternal: anything else; never shown in detail. HTTP 500.
+	CodeInternal Code = "internal"
+)
+
+// Codes lists every code, so the HTTP layer can prove each has a row.
+func Codes() []Code {
+	return []Code{CodeMalformed, CodeInvalid, CodeNotFound, CodeConflict, CodeTooLarge,
+		CodeUnauthorized, CodeForbidden, CodePrecondition, CodeTooMany, CodeInternal}
+}
+
+// Error is the library's error: a stable Code for programs, a Message safe
+// to show, the Problems of an invalid body, and the Err cause for operators
+// (logged, never sent).
+type Error struct {
+	Code     Code
+	Message  string
+	Problems []Problem
+	Err      error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("cms: ")
+	b.WriteString(string(e.Code))
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	if len(e.Problems) > 0 {
+		b.WriteString(": ")
+		b.WriteString(e.ProblemText())
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// ProblemText is the 409 fail text: one problem per line.
+func (e *Error) ProblemText() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = p.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// ErrorCode returns the Code of the first *Error in err's chain, or
+// CodeInternal when there is none.
+func ErrorCode(err error) Code {
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// Problem is one broken rule of one record.
+type Problem struct {
+	Kind Kind
+	// ID is the record id as sent; empty when the body has no string id.
+	ID string
+	// Field is the wire name or path: title_it, multimedia[1],
+	// tourMultiday[0].dayLabels.
+	Field string
+	// Text says what is wrong ("must be at most 100 characters").
+	Text string
+}
+
+// String formats the problem as "<Kind> <id>: <field>: <problem>".
+func (p Problem) String() string {
+	id := p.ID
+	if id == "" {
+		id = "(no id)"
+	}
+	return p.Kind.Title() + " " + id + ": " + p.Field + ": " + p.Text
+}

@@ -1,0 +1,116 @@
+package cms
+
+import (
+	"net/mail"
+	"net/url"
+	"regexp"
+	"time"
+)
+
+// A rule is a named field rule beyond sizes and ranges, chosen with the cms
+// struct tag. Its pattern is both checked here and written to the JSON
+// Schema, so the two cannot drift apart. Patterns use only syntax that RE2
+// and ECMA-262 read alike (no \s, no flags, no look-around).
+type rule struct {
+	name    string
+	pattern *regexp.Regexp
+	// format is the JSON Schema format, checked by check as well.
+	format string
+	// check is the part of the rule a pattern cannot say; nil when none.
+	check func(string) bool
+	// text is the problem reported when the value breaks the rule.
+	text string
+	// minLen and maxLen apply when the field's tags set no size (-1: none).
+	minLen, maxLen int
+	// file marks rules of file fields (left out by /excludeFiles).
+	file bool
+}
+
+// Character classes shared by the patterns: a URL or alias has no ASCII
+// control character or space.
+const (
+	urlStart      = `^[hH][tT][tT][pP][sS]?://[^/?#\x00-\x20\x7F]+`
+	urlRest       = `[^\x00-\x20\x7F]*`
+	idPattern     = `[A-Za-z0-9_~:@-][A-Za-z0-9._~:@-]{2,79}`
+	fileExtImage  = `([jJ][pP][eE]?[gG]|[pP][nN][gG]|[wW][eE][bB][pP])`
+	fileExtLayer  = `([kK][mM][lLzZ])`
+	fileExtTrack  = `([gG][pP][xX]|[kK][mM][lL])`
+	filePathStart = `/[^?#\x00-\x20\x7F]*\.`
+	fileEnd       = `([?#]` + urlRest + `)?$`
+)
+
+func fileRule(name, ext, text string) *rule {
+	return &rule{
+		name:    name,
+		pattern: regexp.MustCompile(urlStart + filePathStart + ext + fileEnd),
+		format:  "uri", check: isHTTPURL, text: text, minLen: -1, maxLen: -1, file: true,
+	}
+}
+
+// rules are immutable after package initialisation.
+var rules = map[string]*rule{
+	"id": {name: "id", pattern: regexp.MustCompile(`^` + idPattern + `$`),
+		text: "must be 3 to 80 characters of A-Z a-z 0-9 . _ ~ : @ - not starting with .", minLen: 3, maxLen: 80},
+	// ref names another record; a single reference may be "" (none).
+	"ref": {name: "ref", pattern: regexp.MustCompile(`^` + idPattern + `$`),
+		text: "must be a record id", minLen: -1, maxLen: -1},
+	"uri": {name: "uri", pattern: regexp.MustCompile(urlStart + `([/?#]` + urlRest + `)?$`), format: "uri",
+		check: isHTTPURL, text: "must be an absolute http or https URL", minLen: -1, maxLen: -1},
+	"image":     fileRule("image", fileExtImage, "must be an http or https URL of a .jpg, .jpeg, .png or .webp file"),
+	"layer":     fileRule("layer", fileExtLayer, "must be an http or https URL of a .kml or .kmz file"),
+	"trackfile": fileRule("trackfile", fileExtTrack, "must be an http or https URL of a .gpx or .kml file"),
+	"email": {name: "email", format: "email", check: isEmail,
+		text: "must be an e-mail address", minLen: -1, maxLen: -1},
+	"alias": {name: "alias", pattern: regexp.MustCompile(`^/[^/\x00-\x20\x7F][^\x00-\x20\x7F]*$`),
+		text: "must start with / (not //) and contain no spaces or control characters", minLen: -1, maxLen: -1},
+	"color": {name: "color", pattern: regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`),
+		text: "must be a colour of shape #RRGGBB", minLen: -1, maxLen: -1},
+	"daylabel": {name: "daylabel", pattern: regexp.MustCompile(`^D[1-9][0-9]*$`),
+		text: "must be a day label of shape D1, D2, ...", minLen: -1, maxLen: -1},
+	"date": {name: "date", pattern: regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`), format: "date",
+		check: isDate, text: "must be a date of shape YYYY-MM-DD", minLen: -1, maxLen: -1},
+	"timestamp": {name: "timestamp", pattern: regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$`),
+		text: "must be a time of shape YYYY-MM-DD HH:MM:SS", minLen: -1, maxLen: -1},
+	// term ids (Categories, regions, labels) are not checked against records.
+	"term": {name: "term", text: "", minLen: 1, maxLen: 100},
+}
+
+// singleRefPattern is the ref pattern of a single reference, where "" means
+// none.
+var singleRefPattern = regexp.MustCompile(`^(` + idPattern + `)?$`)
+
+// reservedIDs are the path keywords; they can never be record ids.
+var reservedIDs = []string{"published", "fields", "ignoreFields", "excludeFiles", "mapId", "limit",
+	"after", "clone", "batch", "full", "map", "bbox", "updatedSince", "schema.json", "schema.multiple.json"}
+
+// IsReservedID reports whether s is a path keyword and so never an id.
+func IsReservedID(s string) bool {
+	for _, w := range reservedIDs {
+		if s == w {
+			return true
+		}
+	}
+	return false
+}
+
+// ValidID reports whether s may be a record id: 3 to 80 characters of
+// A-Z a-z 0-9 . _ ~ : @ -, not starting with ".", not a path keyword.
+func ValidID(s string) bool {
+	return rules["id"].pattern.MatchString(s) && !IsReservedID(s)
+}
+
+func isHTTPURL(s string) bool {
+	u, err := url.Parse(s)
+	// url.Parse lowercases the scheme; the pattern has already limited it.
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+func isEmail(s string) bool {
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Name == "" && a.Address == s
+}
+
+func isDate(s string) bool {
+	_, err := time.Parse(time.DateOnly, s)
+	return err == nil
+}
