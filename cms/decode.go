@@ -92,9 +92,9 @@ func (c *Codec) DecodeFrom(dec *jsontext.Decoder, rec Record) error {
 	w := walker{codec: c, add: func(path, text string) {
 		problems = append(problems, fieldProblem{path, text})
 	}}
-	w.object(oc, v, "", d.idSet)
+	w.object(oc, v, "", d.id)
 	bodyProblems(rec, w.add)
-	return problemError(rec, d.idSet, problems)
+	return problemError(rec, d.id == idString, problems)
 }
 
 type fieldProblem struct{ path, text string }
@@ -119,8 +119,17 @@ type decodeState struct {
 	dec      *jsontext.Decoder
 	problems []fieldProblem
 	err      error // a syntax error: the whole body is malformed
-	idSet    bool  // the body's id was a string
+	id       idState
 }
+
+// idState tells how the body gave its id.
+type idState uint8
+
+const (
+	idAbsent idState = iota
+	idNotString
+	idString
+)
 
 func (d *decodeState) problem(prefix, name, text string) {
 	d.problems = append(d.problems, fieldProblem{prefix + name, text})
@@ -184,6 +193,9 @@ func (d *decodeState) object(oc *objectCodec, v reflect.Value, prefix string) {
 			d.skip()
 			continue
 		}
+		if b.field.rule == rules["id"] {
+			d.id = idNotString // until value proves it a string
+		}
 		d.value(b, v.Field(b.field.index), prefix)
 	}
 }
@@ -229,7 +241,7 @@ func (d *decodeState) value(b binding, fv reflect.Value, prefix string) {
 	switch f.typ {
 	case typeString:
 		if f.rule == rules["id"] {
-			d.idSet = true
+			d.id = idString
 		}
 		setString(fv, b.lang, tok.String())
 	case typeBool:

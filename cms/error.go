@@ -94,7 +94,8 @@ func ErrorCode(err error) Code {
 // Problem is one broken rule of one record.
 type Problem struct {
 	Kind Kind
-	// ID is the record id as sent; empty when the body has no string id.
+	// ID is the record id as sent, or "(no id)" when the body has no
+	// string id.
 	ID string
 	// Field is the wire name or path: title_it, multimedia[1],
 	// tourMultiday[0].dayLabels.
@@ -105,9 +106,5 @@ type Problem struct {
 
 // String formats the problem as "<Kind> <id>: <field>: <problem>".
 func (p Problem) String() string {
-	id := p.ID
-	if id == "" {
-		id = "(no id)"
-	}
-	return p.Kind.Title() + " " + id + ": " + p.Field + ": " + p.Text
+	return p.Kind.Title() + " " + p.ID + ": " + p.Field + ": " + p.Text
 }

@@ -17,11 +17,14 @@ func (c *Codec) Validate(rec Record) error {
 	w := walker{codec: c, add: func(path, text string) {
 		problems = append(problems, fieldProblem{path, text})
 	}}
-	idSet := rec.RecordID() != ""
-	w.object(oc, v, "", idSet)
+	id := idAbsent
+	if rec.RecordID() != "" {
+		id = idString
+	}
+	w.object(oc, v, "", id)
 	bodyProblems(rec, w.add)
 	w.trackOnly(rec)
-	return problemError(rec, idSet, problems)
+	return problemError(rec, id == idString, problems)
 }
 
 // walker applies the field rules to values already in Go form.
@@ -30,16 +33,22 @@ type walker struct {
 	add   func(path, text string)
 }
 
-func (w walker) object(oc *objectCodec, v reflect.Value, prefix string, idSet bool) {
+// object checks the fields of one object; id tells how the record's id was
+// given (a type problem has already been reported by the decoder).
+func (w walker) object(oc *objectCodec, v reflect.Value, prefix string, id idState) {
 	langs := w.codec.langs
 	for _, f := range oc.spec.fields {
 		fv := v.Field(f.index)
 		switch p := fv.Addr().Interface().(type) {
 		case *string:
 			switch {
-			case f.required && !idSet:
+			case !f.required:
+				if *p != "" {
+					w.text(f, prefix+f.name, *p)
+				}
+			case id == idAbsent:
 				w.add(prefix+f.name, "is required")
-			case f.required || *p != "":
+			case id == idString:
 				w.text(f, prefix+f.name, *p)
 			}
 		case *int64:
@@ -93,7 +102,7 @@ func (w walker) object(oc *objectCodec, v reflect.Value, prefix string, idSet bo
 				list := fv.Field(0)
 				item := oc.names[f.name].item
 				for i := range list.Len() {
-					w.object(item, list.Index(i), prefix+f.name+"["+strconv.Itoa(i)+"].", false)
+					w.object(item, list.Index(i), prefix+f.name+"["+strconv.Itoa(i)+"].", idAbsent)
 				}
 			}
 		}
