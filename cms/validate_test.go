@@ -192,7 +192,9 @@ func TestValidateGoRecord(t *testing.T) {
 func TestDecodeMalformed(t *testing.T) {
 	t.Parallel()
 	c := testCodec(t)
-	deep := func(n int) string { return `{"id":"abc","x":` + strings.Repeat("[", n-1) + strings.Repeat("]", n-1) + `}` }
+	deep := func(n int) string {
+		return `{"id":"abc","x":` + strings.Repeat("[", n-1) + strings.Repeat("]", n-1) + `}`
+	}
 	tests := []struct {
 		name string
 		body string
