@@ -12,7 +12,9 @@ import (
 // configuration, and checks them. It is safe for concurrent use; build one
 // per language configuration and keep it (building reflects the types).
 type Codec struct {
-	langs   Languages
+	langs Languages
+	// document marks the storage form (NewDocumentCodec).
+	document bool
 	kinds   map[Kind]*objectCodec
 	decoder sync.Pool // *jsontext.Decoder
 }
@@ -33,6 +35,9 @@ type binding struct {
 	wire  string
 	// quoted is `"wire":`, ready to append.
 	quoted []byte
+	// langMap: the storage form of a multi-language field, one JSON object
+	// from language code to value.
+	langMap bool
 	item   *objectCodec // for nested items
 }
 
@@ -41,7 +46,24 @@ func NewCodec(langs Languages) (*Codec, error) {
 	if _, err := NewLanguages(langs.Default, langs.All...); err != nil {
 		return nil, err
 	}
-	c := &Codec{langs: langs, kinds: make(map[Kind]*objectCodec, 4)}
+	return newCodec(langs, false)
+}
+
+// NewDocumentCodec returns the Codec of the storage form that adapters keep:
+// independent of any language configuration (each multi-language field is
+// one object from language code to value, holding whatever languages the
+// record has), without read-only, write-only and assignment fields, which
+// the store keeps beside the document. Validate does not apply to it.
+func NewDocumentCodec() *Codec {
+	c, err := newCodec(Languages{}, true)
+	if err != nil {
+		panic(err) // the struct tags are fixed at compile time
+	}
+	return c
+}
+
+func newCodec(langs Languages, document bool) (*Codec, error) {
+	c := &Codec{langs: langs, document: document, kinds: make(map[Kind]*objectCodec, 4)}
 	for _, k := range Kinds() {
 		spec, err := specOf(reflect.TypeOf(NewRecord(k)).Elem())
 		if err != nil {
@@ -59,8 +81,11 @@ func (c *Codec) objectCodec(k Kind, spec *typeSpec) *objectCodec {
 	oc := &objectCodec{kind: k, spec: spec, names: make(map[string]binding)}
 	allLangs := append([]string{c.langs.Default}, c.langs.Others()...)
 	for _, f := range spec.fields {
+		if c.document && (f.readOnly || f.writeOnly || f.assign) {
+			continue
+		}
 		langs := []string{""}
-		if f.multiLang {
+		if f.multiLang && !c.document {
 			langs = allLangs
 		}
 		var item *objectCodec
@@ -68,7 +93,7 @@ func (c *Codec) objectCodec(k Kind, spec *typeSpec) *objectCodec {
 			item = c.objectCodec(k, f.item)
 		}
 		for _, lang := range langs {
-			b := binding{field: f, lang: lang, wire: f.name, item: item}
+			b := binding{field: f, lang: lang, wire: f.name, item: item, langMap: f.multiLang && c.document}
 			if lang != "" {
 				b.wire = c.langs.WireName(f.name, lang)
 			}

@@ -88,6 +88,10 @@ func (c *Codec) DecodeFrom(dec *jsontext.Decoder, rec Record) error {
 	if d.err != nil {
 		return malformed(d.err)
 	}
+	if c.document {
+		// A stored document is trusted: only its shape is checked.
+		return problemError(rec, true, d.problems)
+	}
 	problems := d.problems
 	w := walker{codec: c, add: func(path, text string) {
 		problems = append(problems, fieldProblem{path, text})
@@ -216,7 +220,11 @@ func (d *decodeState) value(b binding, fv reflect.Value, prefix string) {
 		setNull(fv, b.lang)
 		return
 	}
-	if !f.typ.accepts(kind) {
+	if b.langMap && kind == '{' {
+		d.langObject(b, fv, prefix)
+		return
+	}
+	if !f.typ.accepts(kind) || b.langMap {
 		text := "must be " + f.typ.jsonName()
 		if f.nullable {
 			text += " or null"
@@ -263,6 +271,29 @@ func (d *decodeState) value(b binding, fv reflect.Value, prefix string) {
 		default:
 			setInteger(fv, int64(n))
 		}
+	}
+}
+
+// langObject reads the storage form of a multi-language field: an object
+// from language code to value.
+func (d *decodeState) langObject(b binding, fv reflect.Value, prefix string) {
+	if _, err := d.dec.ReadToken(); err != nil {
+		d.fail(err)
+		return
+	}
+	for d.err == nil {
+		tok, err := d.dec.ReadToken()
+		if err != nil {
+			d.fail(err)
+			return
+		}
+		if tok.Kind() == '}' {
+			return
+		}
+		lang := tok.String()
+		inner := b
+		inner.langMap, inner.lang, inner.wire = false, lang, b.wire+"."+lang
+		d.value(inner, fv, prefix)
 	}
 }
 

@@ -1,7 +1,9 @@
 package cms
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"reflect"
 	"strconv"
 
@@ -33,6 +35,9 @@ func appendObject(dst []byte, oc *objectCodec, v reflect.Value) []byte {
 }
 
 func appendField(dst []byte, b binding, fv reflect.Value) []byte {
+	if b.langMap {
+		return appendLangMap(dst, fv)
+	}
 	switch p := fv.Addr().Interface().(type) {
 	case *string:
 		return appendString(dst, *p)
@@ -121,4 +126,41 @@ func appendNumber(dst []byte, f float64) []byte {
 		format = 'e'
 	}
 	return strconv.AppendFloat(dst, f, format, -1, 64)
+}
+
+// appendLangMap writes the storage form of a multi-language field: an
+// object from language code to value, in code order.
+func appendLangMap(dst []byte, fv reflect.Value) []byte {
+	dst = append(dst, '{')
+	switch p := fv.Addr().Interface().(type) {
+	case *Langs[string]:
+		for i, code := range slices.Sorted(maps.Keys(*p)) {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendString(dst, code)
+			dst = append(dst, ':')
+			dst = appendString(dst, (*p)[code])
+		}
+	case *Langs[Null[string]]:
+		i := 0
+		for _, code := range slices.Sorted(maps.Keys(*p)) {
+			v := (*p)[code]
+			if !v.Set {
+				continue
+			}
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			i++
+			dst = appendString(dst, code)
+			dst = append(dst, ':')
+			if v.Valid {
+				dst = appendString(dst, v.Value)
+			} else {
+				dst = append(dst, "null"...)
+			}
+		}
+	}
+	return append(dst, '}')
 }

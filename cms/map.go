@@ -22,10 +22,10 @@ type Map struct {
 	CTAValuePrefix               Langs[Null[string]] `json:"ctaValuePrefix" jsonschema:"maxLength=20" jsonschema_description:"prefix"`
 	CTAValue                     Langs[Null[string]] `json:"ctaValue" jsonschema:"maxLength=20" jsonschema_description:"label"`
 	CTAValueSufix                Langs[Null[string]] `json:"ctaValueSufix" jsonschema:"maxLength=20" jsonschema_description:"suffix"`
-	ResourceIDs                  Null[[]string]      `json:"resourceIds" cms:"ref=resource" jsonschema_description:"PRIMARY Resource ids, in order; replaces all existing"`
+	ResourceIDs                  Null[[]string]      `json:"resourceIds" cms:"ref=resource,assign" jsonschema_description:"PRIMARY Resource ids, in order; replaces all existing"`
 	ResourceIDsAdd               Null[[]string]      `json:"resourceIdsAdd" cms:"ref=resource,writeonly" jsonschema_description:"PRIMARY Resource ids, in order; added to existing"`
 	TourMultiday                 Opt[[]TourDay]      `json:"tourMultiday" jsonschema_description:"per-day information of a multi-day tour"`
-	SecondaryResourceIDs         Null[[]string]      `json:"secondaryResourceIds" cms:"ref=resource" jsonschema_description:"SECONDARY Resource ids, in order; replaces all"`
+	SecondaryResourceIDs         Null[[]string]      `json:"secondaryResourceIds" cms:"ref=resource,assign" jsonschema_description:"SECONDARY Resource ids, in order; replaces all"`
 	SecondaryResourceIDsAdd      Null[[]string]      `json:"secondaryResourceIdsAdd" cms:"ref=resource,writeonly" jsonschema_description:"SECONDARY Resource ids, in order; added"`
 	POIResourceIDs               Null[[]string]      `json:"poiResourceIds" cms:"ref=resource" jsonschema_description:"POI Resource ids, in order; replaces all"`
 	POIResourceIDsAdd            Null[[]string]      `json:"poiResourceIdsAdd" cms:"ref=resource,writeonly" jsonschema_description:"POI Resource ids, in order; added"`

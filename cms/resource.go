@@ -22,9 +22,9 @@ type Resource struct {
 	LocationLat         Null[float64]       `json:"locationLat" jsonschema:"minimum=-90,maximum=90" jsonschema_description:"latitude"`
 	LocationLon         Null[float64]       `json:"locationLon" jsonschema:"minimum=-180,maximum=180" jsonschema_description:"longitude"`
 	LocationZoom        Null[int64]         `json:"locationZoom" jsonschema:"minimum=2,maximum=25" jsonschema_description:"zoom level when the record is opened"`
-	MapIDs              Null[[]string]      `json:"mapIds" cms:"ref=map" jsonschema_description:"ids of Maps where the Resource is PRIMARY; replaces assignments, so it appears only in these"`
+	MapIDs              Null[[]string]      `json:"mapIds" cms:"ref=map,assign" jsonschema_description:"ids of Maps where the Resource is PRIMARY; replaces assignments, so it appears only in these"`
 	MapIDsAdd           Null[[]string]      `json:"mapIdsAdd" cms:"ref=map,writeonly" jsonschema_description:"ids of Maps where the Resource is PRIMARY; keeps existing assignments"`
-	MapSecondaryIDs     Null[[]string]      `json:"mapSecondaryIds" cms:"ref=map" jsonschema_description:"ids of Maps where the Resource is SECONDARY; replaces assignments"`
+	MapSecondaryIDs     Null[[]string]      `json:"mapSecondaryIds" cms:"ref=map,assign" jsonschema_description:"ids of Maps where the Resource is SECONDARY; replaces assignments"`
 	MapSecondaryIDsAdd  Null[[]string]      `json:"mapSecondaryIdsAdd" cms:"ref=map,writeonly" jsonschema_description:"ids of Maps where the Resource is SECONDARY; keeps existing assignments"`
 	POIResourceIDs      Null[[]string]      `json:"poiResourceIds" cms:"ref=resource" jsonschema_description:"complementary POI Resource ids, in order; replaces existing"`
 	POIResourceIDsAdd   Null[[]string]      `json:"poiResourceIdsAdd" cms:"ref=resource,writeonly" jsonschema_description:"complementary POI Resource ids, in order; added to existing"`

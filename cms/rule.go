@@ -75,6 +75,9 @@ var rules = map[string]*rule{
 	"term": {name: "term", text: "", minLen: 1, maxLen: 100},
 }
 
+// noNULPattern is the pattern of strings without a rule of their own.
+var noNULPattern = regexp.MustCompile(`^[^\x00]*$`)
+
 // singleRefPattern is the ref pattern of a single reference, where "" means
 // none.
 var singleRefPattern = regexp.MustCompile(`^(` + idPattern + `)?$`)

@@ -113,8 +113,10 @@ func completeProperty(p *jsonschema.Schema, f *fieldSpec, oc *objectCodec, langs
 			return err
 		}
 	}
+	if re := f.pattern(); re != nil {
+		target.Pattern = re.String()
+	}
 	if r := f.rule; r != nil {
-		target.Pattern = f.pattern()
 		target.Format = r.format
 		if target.MinLength == nil && f.minLen > 0 {
 			target.MinLength = ptr(uint64(f.minLen))

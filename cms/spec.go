@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -48,6 +49,7 @@ type fieldSpec struct {
 	writeOnly bool
 	trackOnly bool
 	html      bool
+	assign    bool // a Resource-Map assignment list, kept as facts, not in the document
 	required  bool
 	rule      *rule // for strings, or for the items of string arrays
 	refKind   string
@@ -71,14 +73,18 @@ type typeSpec struct {
 func (f *fieldSpec) file() bool { return f.rule != nil && f.rule.file }
 
 // pattern returns the pattern the field's strings (or items) must match.
-func (f *fieldSpec) pattern() string {
+// Every string has one: at least, no NUL character (PostgreSQL can store
+// none, so neither adapter accepts one).
+func (f *fieldSpec) pattern() *regexp.Regexp {
 	switch {
+	case f.typ != typeString && f.typ != typeStrings:
+		return nil
 	case f.rule == nil || f.rule.pattern == nil:
-		return ""
+		return noNULPattern
 	case f.rule.name == "ref" && f.typ == typeString:
-		return singleRefPattern.String()
+		return singleRefPattern
 	}
-	return f.rule.pattern.String()
+	return f.rule.pattern
 }
 
 var (
@@ -123,6 +129,8 @@ func fieldSpecOf(sf reflect.StructField) (*fieldSpec, error) {
 			f.trackOnly = true
 		case "html":
 			f.html = true
+		case "assign":
+			f.assign = true
 		case "ref":
 			f.refKind = val
 			f.rule = rules["ref"]

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -137,14 +138,16 @@ func (w walker) text(f *fieldSpec, path, s string) {
 			return
 		}
 	}
+	if f.rule == nil || f.rule.pattern == nil {
+		if strings.IndexByte(s, 0) >= 0 {
+			w.add(path, "must not contain the NUL character")
+			return
+		}
+	}
 	if f.rule == nil {
 		return
 	}
-	re := f.rule.pattern
-	if f.rule.name == "ref" && f.typ == typeString {
-		re = singleRefPattern
-	}
-	if (re != nil && !re.MatchString(s)) || (f.rule.check != nil && !f.rule.check(s)) {
+	if re := f.pattern(); !re.MatchString(s) || (f.rule.check != nil && !f.rule.check(s)) {
 		w.add(path, f.rule.text)
 		return
 	}

@@ -134,6 +134,10 @@ func TestDecodeFieldRules(t *testing.T) {
 		{"read-only fields of the wrong shape", cms.KindProposal, `{"id":"abc","timeLastUpdate":"yesterday","statsAccess":-1}`,
 			"Proposal abc: timeLastUpdate: must be a time of shape YYYY-MM-DD HH:MM:SS\nProposal abc: statsAccess: must be an integer at least 0"},
 		{"write-only fields", cms.KindResource, `{"id":"abc","mapIdsAdd":["m-1"],"deleteElementIrreversibly":true}`, ""},
+		{"NUL character", cms.KindResource, `{"id":"abc","title_de":"a\u0000b","resourceCategories":["c\u0000"],"contactEmail":"a\u0000@b.org"}`,
+			"Resource abc: title_de: must not contain the NUL character\n" +
+				"Resource abc: resourceCategories[0]: must not contain the NUL character\n" +
+				"Resource abc: contactEmail: must not contain the NUL character"},
 		{"free text size", cms.KindResource, `{"id":"abc","resourceType":"` + strings.Repeat("t", 101) + `"}`,
 			"Resource abc: resourceType: must be at most 100 characters"},
 	}

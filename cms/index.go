@@ -1,0 +1,92 @@
+package cms
+
+import (
+	"reflect"
+	"slices"
+)
+
+// RecordIndex is what a store keeps beside a record's document, so that it
+// can filter and look up without reading documents.
+type RecordIndex struct {
+	Published bool
+	// Lat and Lon are the location; a record is on the map only when both
+	// are valid.
+	Lat, Lon Null[float64]
+	// Aliases maps a language code to the record's non-empty urlAlias.
+	Aliases map[string]string
+	// Refs are the ids the document names (assignment lists excluded).
+	Refs []Reference
+}
+
+// Index returns the index of rec. Adapters call it (on their document
+// codec); it decides what is indexed so that every adapter indexes the same.
+func (c *Codec) Index(rec Record) RecordIndex {
+	var ix RecordIndex
+	oc, v := c.kind(rec)
+	switch r := rec.(type) {
+	case *Resource:
+		ix.Published, ix.Lat, ix.Lon = r.Published.Value, r.LocationLat, r.LocationLon
+		ix.Aliases = aliases(r.URLAlias)
+	case *Map:
+		ix.Published, ix.Lat, ix.Lon = r.Published.Value, r.LocationLat, r.LocationLon
+		ix.Aliases = aliases(r.URLAlias)
+	case *Landing:
+		ix.Published = r.Published.Value
+		ix.Aliases = aliases(r.URLAlias)
+	case *Proposal:
+		ix.Published = r.Published.Value
+		ix.Aliases = aliases(r.URLAlias)
+	}
+	ix.Refs = references(rec, oc.spec, v, "", nil)
+	return ix
+}
+
+func aliases(l Langs[string]) map[string]string {
+	m := make(map[string]string, len(l))
+	for code, alias := range l {
+		if alias != "" {
+			m[code] = alias
+		}
+	}
+	return m
+}
+
+// references collects the ids named by ref fields, each (field, id) once.
+func references(rec Record, spec *typeSpec, v reflect.Value, prefix string, refs []Reference) []Reference {
+	add := func(f *fieldSpec, id string, single bool) {
+		r := Reference{FromKind: rec.Kind(), FromID: rec.RecordID(), Field: prefix + f.name,
+			ToKind: f.refKind, ToID: id, Single: single}
+		if id != "" && !slices.Contains(refs, r) {
+			refs = append(refs, r)
+		}
+	}
+	for _, f := range spec.fields {
+		if f.writeOnly || f.assign {
+			continue
+		}
+		fv := v.Field(f.index)
+		if f.item != nil {
+			list := fv.Field(0)
+			for i := range list.Len() {
+				refs = references(rec, f.item, list.Index(i), prefix+f.name+".", refs)
+			}
+			continue
+		}
+		if f.refKind == "" {
+			continue
+		}
+		switch p := fv.Addr().Interface().(type) {
+		case *Opt[string]:
+			add(f, p.Value, true)
+		case *Null[string]:
+			if p.Valid {
+				add(f, p.Value, true)
+			}
+		case *Null[[]string]:
+			for _, id := range p.Value {
+				add(f, id, false)
+			}
+		}
+	}
+	return refs
+}

@@ -1,0 +1,340 @@
+package cms
+
+import (
+	"context"
+	"iter"
+	"time"
+)
+
+// Store is the storage the Service needs. Adapters (adapters/sqlite,
+// adapters/postgres) implement it; cms/cmstest checks that they agree. A
+// store only stores and fetches: every business rule lives in cms.
+//
+// Every method takes the caller's account where records are concerned: ids
+// are unique per (account, kind) and two accounts never see each other's
+// rows. Errors are *Error values (or wrap one): CodeNotFound, CodeConflict,
+// and CodeInternal for anything the database says that the caller cannot
+// act on. Each method lists the codes it returns besides CodeInternal.
+type Store interface {
+	RecordStore
+	AssignmentStore
+	AccountStore
+	TokenStore
+	BatchStore
+
+	// WithTx runs fn in one transaction: everything fn does through tx
+	// happens, or nothing does (fn's error, or a panic, rolls back). Calls on
+	// tx inside fn join the transaction; WithTx on tx runs fn in the same
+	// transaction. Write transactions on SQLite take the write lock at
+	// their start, so concurrent writers wait instead of failing.
+	WithTx(ctx context.Context, fn func(tx Store) error) error
+
+	// Features tells what this adapter does differently.
+	Features() Features
+
+	// Close releases the database.
+	Close() error
+}
+
+// Features documents the differences between adapters, so callers and the
+// conformance suite need no test on the adapter's name.
+type Features struct {
+	// Name of the adapter, for logs ("sqlite", "postgres").
+	Name string
+	// ConcurrentBatchClaims is true when several processes can claim batches
+	// from one database at once (PostgreSQL, with FOR UPDATE SKIP LOCKED).
+	// With SQLite one process applies batches in order.
+	ConcurrentBatchClaims bool
+}
+
+// Entry is a record as stored: its document and what the store keeps
+// beside it.
+type Entry struct {
+	Account string
+	// Record holds every field but the read-only ones; on reads, a
+	// Resource's mapIds/mapSecondaryIds and a Map's resourceIds/
+	// secondaryResourceIds are filled from the assignments.
+	Record Record
+	// Updated is the instant of timeLastUpdate.
+	Updated time.Time
+	// StatsAccess and StatsLastAccess count Proposal reads by id
+	// (StatsLastAccess zero: never).
+	StatsAccess     int64
+	StatsLastAccess time.Time
+}
+
+// Published filters records by their published flag.
+type Published uint8
+
+// The published filters of /published/{1|0|*}.
+const (
+	PublishedOnly Published = iota // 1, the default
+	UnpublishedOnly
+	PublishedAny
+)
+
+// BBox is a geographic box; MinLon > MaxLon means a box across the 180°
+// meridian. Edges are inside.
+type BBox struct {
+	MinLon, MinLat, MaxLon, MaxLat float64
+}
+
+// ListParams selects the records ListRecords streams, in ascending id
+// order (byte order).
+type ListParams struct {
+	Account   string
+	Kind      Kind
+	Published Published
+	// MapID, when set, keeps Resources assigned to that Map in either role.
+	MapID string
+	// After, when set, keeps ids greater than it.
+	After string
+	// Limit, when above 0, stops after that many records.
+	Limit int
+	// BBox, when set, keeps records whose locationLat and locationLon are
+	// both set and inside it.
+	BBox *BBox
+	// UpdatedSince, when not zero, keeps records updated at or after it.
+	UpdatedSince time.Time
+}
+
+// RecordStore keeps records.
+type RecordStore interface {
+	// GetRecord returns one record. CodeNotFound when there is none.
+	GetRecord(ctx context.Context, account string, kind Kind, id string) (*Entry, error)
+	// GetRecords returns the records of ids that exist, in the order of ids
+	// (an id given twice comes once). None found is an empty slice, not an
+	// error.
+	GetRecords(ctx context.Context, account string, kind Kind, ids []string) ([]*Entry, error)
+	// ListRecords streams the records p selects in ascending id order,
+	// without holding them all in memory. The sequence yields an error at
+	// most once, as its last element.
+	ListRecords(ctx context.Context, p ListParams) iter.Seq2[*Entry, error]
+	// PutRecord inserts e, or replaces the stored record of the same
+	// account, kind and id. Its urlAlias values (per language) and the
+	// references it makes are indexed with it. CodeConflict, as an
+	// *AliasError, when another record of the kind holds one of its aliases
+	// in the same language. The assignment lists in e.Record are ignored
+	// (see AssignmentStore).
+	PutRecord(ctx context.Context, e *Entry) error
+	// DeleteRecord removes a record, its aliases, the references it makes
+	// and every assignment it is part of. CodeNotFound when there is none.
+	DeleteRecord(ctx context.Context, account string, kind Kind, id string) error
+	// TouchRecord sets the Updated instant of a record without changing its
+	// document. CodeNotFound when there is none.
+	TouchRecord(ctx context.Context, account string, kind Kind, id string, at time.Time) error
+	// CountAccess adds one to a record's StatsAccess and sets its
+	// StatsLastAccess to at, atomically. CodeNotFound when there is none.
+	CountAccess(ctx context.Context, account string, kind Kind, id string, at time.Time) error
+	// AliasHolder returns the id of the record of kind holding alias in
+	// lang. CodeNotFound when none does.
+	AliasHolder(ctx context.Context, account string, kind Kind, lang, alias string) (string, error)
+	// Referrers lists every reference to the record (kind, id) made by
+	// other records' documents, in (kind, id, field) order. Assignments
+	// are not references: read them with AssignmentStore.
+	Referrers(ctx context.Context, account string, kind Kind, id string) ([]Reference, error)
+}
+
+// AliasError is the CodeConflict of PutRecord when an alias is taken.
+type AliasError struct {
+	Lang   string // language code of the alias
+	Alias  string
+	Holder string // id of the record holding it
+}
+
+func (e *AliasError) Error() string {
+	return "urlAlias " + e.Alias + " (" + e.Lang + ") is held by " + e.Holder
+}
+
+// Role is the role of a Resource in a Map.
+type Role string
+
+// The two roles; a Resource has at most one per Map.
+const (
+	RolePrimary   Role = "primary"
+	RoleSecondary Role = "secondary"
+)
+
+// AssignmentStore keeps the Resource-Map assignments: one fact per
+// (Map, Resource) pair with its role, from which both sides are read, each
+// side in its own order.
+type AssignmentStore interface {
+	// SetMapResources makes the Map's list of role exactly resourceIDs, in
+	// that order (an id given twice counts once, at its first place). A
+	// Resource in the list loses its other role in this Map; a Resource new
+	// to the Map is appended to the end of its own list of that role.
+	SetMapResources(ctx context.Context, account, mapID string, role Role, resourceIDs []string) error
+	// SetResourceMaps is SetMapResources seen from the Resource: its list of
+	// role becomes exactly mapIDs; a Map new to it gets the Resource at the
+	// end of the Map's list of that role.
+	SetResourceMaps(ctx context.Context, account, resourceID string, role Role, mapIDs []string) error
+	// MapResources returns the Map's Resources of role, in the Map's order.
+	MapResources(ctx context.Context, account, mapID string, role Role) ([]string, error)
+	// ResourceMaps returns the Resource's Maps of role, in its own order.
+	ResourceMaps(ctx context.Context, account, resourceID string, role Role) ([]string, error)
+}
+
+// Reference is one id a record's document names.
+type Reference struct {
+	FromKind Kind
+	FromID   string
+	// Field is the wire path of the list or field, without indexes and
+	// language suffixes: "poiResourceIds", "tourMultiday.resourceIds",
+	// "mapId".
+	Field string
+	// ToKind is the kind named: "resource", "map", or "mapOrLanding" for a
+	// Landing block's resourceIds.
+	ToKind string
+	ToID   string
+	// Single is true for a single reference (Landing.mapId,
+	// Proposal.mapId, Map.trackResourceId): the named record cannot be
+	// deleted while it stands.
+	Single bool
+}
+
+// Account owns records, users, tokens and batches.
+type Account struct {
+	ID    string
+	Langs Languages
+}
+
+// User is a person who logs in.
+type User struct {
+	Name         string // unique in the deployment
+	Account      string
+	PasswordHash string // PHC string (argon2id)
+	Perms        []string
+	Disabled     bool
+	// Changed is when the password, the perms or Disabled last changed.
+	Changed time.Time
+}
+
+// RefreshToken is a stored refresh token; its value is kept only as a
+// SHA-256 hash.
+type RefreshToken struct {
+	Hash    []byte
+	Family  string
+	Parent  []byte // hash of the token it replaced; nil for the first
+	User    string
+	Account string
+	Issued  time.Time
+	// Expires is the idle expiry of this token; FamilyExpires the absolute
+	// expiry of its family.
+	Expires       time.Time
+	FamilyExpires time.Time
+	Used          time.Time // zero: not spent
+	Revoked       time.Time // zero: not revoked
+}
+
+// AccountStore keeps accounts, users and login failures.
+type AccountStore interface {
+	// CreateAccount stores a new account. CodeConflict when the id exists.
+	CreateAccount(ctx context.Context, a Account) error
+	// GetAccount returns an account. CodeNotFound when there is none.
+	GetAccount(ctx context.Context, id string) (Account, error)
+	// ListAccounts returns every account in id order.
+	ListAccounts(ctx context.Context) ([]Account, error)
+	// CreateUser stores a new user. CodeConflict when the name exists;
+	// CodeNotFound when the account does not.
+	CreateUser(ctx context.Context, u User) error
+	// GetUser returns a user. CodeNotFound when there is none.
+	GetUser(ctx context.Context, name string) (User, error)
+	// UpdateUser replaces the password hash, perms, disabled flag and
+	// Changed of a user. CodeNotFound when there is none.
+	UpdateUser(ctx context.Context, u User) error
+	// ListUsers returns the users of an account ("" for all) in name order.
+	ListUsers(ctx context.Context, account string) ([]User, error)
+	// AddLoginFailure records a failed login for username at at and
+	// returns how many failures it has since since (this one included).
+	AddLoginFailure(ctx context.Context, username string, at, since time.Time) (int, error)
+	// LoginFailures returns the failures of username since since and the
+	// time of the oldest of them.
+	LoginFailures(ctx context.Context, username string, since time.Time) (int, time.Time, error)
+	// ResetLoginFailures forgets the failures of username.
+	ResetLoginFailures(ctx context.Context, username string) error
+	// Setting returns a deployment-wide setting. CodeNotFound when unset.
+	Setting(ctx context.Context, key string) (string, error)
+	// InitSetting stores value under key unless the key is set, and
+	// returns the value stored (the existing one when it was set).
+	InitSetting(ctx context.Context, key, value string) (string, error)
+}
+
+// TokenStore keeps refresh tokens.
+type TokenStore interface {
+	// CreateRefreshToken stores a new token. CodeConflict when its hash
+	// exists.
+	CreateRefreshToken(ctx context.Context, t RefreshToken) error
+	// GetRefreshToken returns the token with hash. CodeNotFound when none.
+	GetRefreshToken(ctx context.Context, hash []byte) (RefreshToken, error)
+	// SpendRefreshToken marks the token used at at, only when it is
+	// neither used nor revoked, in one conditional update; it reports
+	// whether this call spent it. Of concurrent calls, exactly one wins.
+	SpendRefreshToken(ctx context.Context, hash []byte, at time.Time) (bool, error)
+	// RevokeFamily revokes every token of a family not yet revoked.
+	RevokeFamily(ctx context.Context, family string, at time.Time) error
+	// RevokeUserTokens revokes every token of a user not yet revoked.
+	RevokeUserTokens(ctx context.Context, user string, at time.Time) error
+	// PurgeRefreshTokens deletes tokens whose family expired before
+	// before, and returns how many.
+	PurgeRefreshTokens(ctx context.Context, before time.Time) (int, error)
+}
+
+// BatchStatus is the state of a batch.
+type BatchStatus string
+
+// The batch states: waiting -> processing -> done | error.
+const (
+	BatchWaiting    BatchStatus = "waiting"
+	BatchProcessing BatchStatus = "processing"
+	BatchDone       BatchStatus = "done"
+	BatchError      BatchStatus = "error"
+)
+
+// Batch is a queued batch create/update.
+type Batch struct {
+	ID        string
+	Account   string
+	Kind      Kind
+	Payload   []byte // the JSON array as received
+	Count     int
+	Status    BatchStatus
+	Requested time.Time
+	// StatusAt is when Status last changed.
+	StatusAt time.Time
+	// Owner and LeaseUntil name the worker applying it and until when.
+	Owner      string
+	LeaseUntil time.Time
+	// Attempts counts claims.
+	Attempts int
+	Result   BatchResult
+}
+
+// BatchResult is what applying a batch did.
+type BatchResult struct {
+	Created, Updated, Skipped int
+	Error                     string
+}
+
+// BatchStore keeps the batch queue.
+type BatchStore interface {
+	// EnqueueBatch stores a waiting batch durably. CodeConflict when the id
+	// exists.
+	EnqueueBatch(ctx context.Context, b *Batch) error
+	// ClaimBatch takes the oldest batch that is waiting, or processing with
+	// a lease that ended before now, for owner until leaseUntil, and
+	// returns it (status processing, attempts + 1). Two claimers never get
+	// the same batch. CodeNotFound when there is none.
+	ClaimBatch(ctx context.Context, owner string, now, leaseUntil time.Time) (*Batch, error)
+	// HeartbeatBatch extends the lease of a batch owner holds.
+	// CodeConflict when owner no longer holds it.
+	HeartbeatBatch(ctx context.Context, id, owner string, leaseUntil time.Time) error
+	// FinishBatch sets a batch owner holds to status (done or error) with
+	// its result at at. CodeConflict when owner no longer holds it.
+	FinishBatch(ctx context.Context, id, owner string, status BatchStatus, r BatchResult, at time.Time) error
+	// GetBatch returns a batch of the account and kind, without its
+	// payload. CodeNotFound when there is none.
+	GetBatch(ctx context.Context, account string, kind Kind, id string) (*Batch, error)
+	// PurgeBatches deletes done and error batches whose status changed
+	// before before, and returns how many.
+	PurgeBatches(ctx context.Context, before time.Time) (int, error)
+}
