@@ -1,0 +1,216 @@
+package bunstore
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/bwcms/cms/cms"
+)
+
+type accountRow struct {
+	ID    string `bun:"id"`
+	Lang  string `bun:"lang"`
+	Langs string `bun:"langs"` // comma-separated, in order
+}
+
+func (r accountRow) account() (cms.Account, error) {
+	langs, err := cms.NewLanguages(r.Lang, strings.Split(r.Langs, ",")...)
+	if err != nil {
+		return cms.Account{}, &cms.Error{Code: cms.CodeInternal, Message: "stored account unreadable", Err: err}
+	}
+	return cms.Account{ID: r.ID, Langs: langs}, nil
+}
+
+// CreateAccount implements cms.Store.
+func (s *Store) CreateAccount(ctx context.Context, a cms.Account) error {
+	n, err := s.exec(ctx, "INSERT INTO accounts (id, lang, langs) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING",
+		a.ID, a.Langs.Default, strings.Join(a.Langs.All, ","))
+	if err == nil && n == 0 {
+		err = conflict("account " + a.ID + " exists")
+	}
+	return err
+}
+
+// GetAccount implements cms.Store.
+func (s *Store) GetAccount(ctx context.Context, id string) (cms.Account, error) {
+	var rows []accountRow
+	if err := s.read.NewRaw("SELECT id, lang, langs FROM accounts WHERE id = ?", id).Scan(ctx, &rows); err != nil {
+		return cms.Account{}, s.fail(err)
+	}
+	if len(rows) == 0 {
+		return cms.Account{}, notFound("account " + id)
+	}
+	return rows[0].account()
+}
+
+// ListAccounts implements cms.Store.
+func (s *Store) ListAccounts(ctx context.Context) ([]cms.Account, error) {
+	var rows []accountRow
+	if err := s.read.NewRaw("SELECT id, lang, langs FROM accounts ORDER BY id").Scan(ctx, &rows); err != nil {
+		return nil, s.fail(err)
+	}
+	accounts := make([]cms.Account, 0, len(rows))
+	for _, r := range rows {
+		a, err := r.account()
+		if err != nil {
+			return nil, err
+		}
+		accounts = append(accounts, a)
+	}
+	return accounts, nil
+}
+
+type userRow struct {
+	Name         string `bun:"name"`
+	Account      string `bun:"account"`
+	PasswordHash string `bun:"password_hash"`
+	Perms        string `bun:"perms"` // JSON array, in stored order
+	Disabled     bool   `bun:"disabled"`
+	ChangedAt    int64  `bun:"changed_at"`
+}
+
+func (r userRow) user() (cms.User, error) {
+	u := cms.User{Name: r.Name, Account: r.Account, PasswordHash: r.PasswordHash, Disabled: r.Disabled,
+		Changed: fromMicros(r.ChangedAt)}
+	if err := json.Unmarshal([]byte(r.Perms), &u.Perms); err != nil {
+		return cms.User{}, &cms.Error{Code: cms.CodeInternal, Message: "stored user unreadable", Err: err}
+	}
+	return u, nil
+}
+
+func permsJSON(perms []string) string {
+	if perms == nil {
+		perms = []string{}
+	}
+	b, _ := json.Marshal(perms) // a []string always marshals
+	return string(b)
+}
+
+// CreateUser implements cms.Store.
+func (s *Store) CreateUser(ctx context.Context, u cms.User) error {
+	return s.tx(ctx, func(s *Store) error {
+		if _, err := s.GetAccount(ctx, u.Account); err != nil {
+			return err
+		}
+		n, err := s.exec(ctx, "INSERT INTO users (name, account, password_hash, perms, disabled, changed_at) "+
+			"VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING",
+			u.Name, u.Account, u.PasswordHash, permsJSON(u.Perms), u.Disabled, micros(u.Changed))
+		if err == nil && n == 0 {
+			err = conflict("user " + u.Name + " exists")
+		}
+		return err
+	})
+}
+
+const userColumns = "name, account, password_hash, perms, disabled, changed_at"
+
+// GetUser implements cms.Store.
+func (s *Store) GetUser(ctx context.Context, name string) (cms.User, error) {
+	var rows []userRow
+	if err := s.read.NewRaw("SELECT "+userColumns+" FROM users WHERE name = ?", name).Scan(ctx, &rows); err != nil {
+		return cms.User{}, s.fail(err)
+	}
+	if len(rows) == 0 {
+		return cms.User{}, notFound("user " + name)
+	}
+	return rows[0].user()
+}
+
+// UpdateUser implements cms.Store.
+func (s *Store) UpdateUser(ctx context.Context, u cms.User) error {
+	n, err := s.exec(ctx, "UPDATE users SET password_hash = ?, perms = ?, disabled = ?, changed_at = ? WHERE name = ?",
+		u.PasswordHash, permsJSON(u.Perms), u.Disabled, micros(u.Changed), u.Name)
+	if err == nil && n == 0 {
+		err = notFound("user " + u.Name)
+	}
+	return err
+}
+
+// ListUsers implements cms.Store.
+func (s *Store) ListUsers(ctx context.Context, account string) ([]cms.User, error) {
+	query, args := "SELECT "+userColumns+" FROM users ORDER BY name", []any{}
+	if account != "" {
+		query, args = "SELECT "+userColumns+" FROM users WHERE account = ? ORDER BY name", []any{account}
+	}
+	var rows []userRow
+	if err := s.read.NewRaw(query, args...).Scan(ctx, &rows); err != nil {
+		return nil, s.fail(err)
+	}
+	users := make([]cms.User, 0, len(rows))
+	for _, r := range rows {
+		u, err := r.user()
+		if err != nil {
+			return nil, err
+		}
+		users = append(users, u)
+	}
+	return users, nil
+}
+
+type failureCount struct {
+	N      int    `bun:"n"`
+	Oldest *int64 `bun:"oldest"`
+}
+
+// AddLoginFailure implements cms.Store.
+func (s *Store) AddLoginFailure(ctx context.Context, username string, at, since time.Time) (int, error) {
+	var n int
+	err := s.tx(ctx, func(s *Store) error {
+		// Old failures are forgotten here, so the table stays small.
+		if _, err := s.exec(ctx, "DELETE FROM login_failures WHERE username = ? AND at < ?", username, micros(since)); err != nil {
+			return err
+		}
+		if _, err := s.exec(ctx, "INSERT INTO login_failures (username, at) VALUES (?, ?)", username, micros(at)); err != nil {
+			return err
+		}
+		c, _, err := s.LoginFailures(ctx, username, since)
+		n = c
+		return err
+	})
+	return n, err
+}
+
+// LoginFailures implements cms.Store.
+func (s *Store) LoginFailures(ctx context.Context, username string, since time.Time) (int, time.Time, error) {
+	var rows []failureCount
+	err := s.read.NewRaw("SELECT COUNT(*) AS n, MIN(at) AS oldest FROM login_failures WHERE username = ? AND at >= ?",
+		username, micros(since)).Scan(ctx, &rows)
+	if err != nil || len(rows) == 0 {
+		return 0, time.Time{}, s.fail(err)
+	}
+	return rows[0].N, fromNullMicros(rows[0].Oldest), nil
+}
+
+// ResetLoginFailures implements cms.Store.
+func (s *Store) ResetLoginFailures(ctx context.Context, username string) error {
+	_, err := s.exec(ctx, "DELETE FROM login_failures WHERE username = ?", username)
+	return err
+}
+
+// Setting implements cms.Store.
+func (s *Store) Setting(ctx context.Context, key string) (string, error) {
+	var values []string
+	if err := s.read.NewRaw("SELECT value FROM settings WHERE key = ?", key).Scan(ctx, &values); err != nil {
+		return "", s.fail(err)
+	}
+	if len(values) == 0 {
+		return "", notFound("setting " + key)
+	}
+	return values[0], nil
+}
+
+// InitSetting implements cms.Store.
+func (s *Store) InitSetting(ctx context.Context, key, value string) (string, error) {
+	var stored string
+	err := s.tx(ctx, func(s *Store) error {
+		if _, err := s.exec(ctx, "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", key, value); err != nil {
+			return err
+		}
+		var err error
+		stored, err = s.Setting(ctx, key)
+		return err
+	})
+	return stored, err
+}

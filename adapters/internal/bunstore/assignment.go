@@ -1,0 +1,157 @@
+package bunstore
+
+import (
+	"context"
+
+	"github.com/bwcms/cms/cms"
+	"github.com/uptrace/bun"
+)
+
+// side names the columns of one side of the assignments table.
+type side struct {
+	owner, ownerPos, other, otherPos string
+}
+
+var (
+	mapSide      = side{owner: "map_id", ownerPos: "map_pos", other: "resource_id", otherPos: "resource_pos"}
+	resourceSide = side{owner: "resource_id", ownerPos: "resource_pos", other: "map_id", otherPos: "map_pos"}
+)
+
+type assignmentRow struct {
+	MapID      string `bun:"map_id"`
+	ResourceID string `bun:"resource_id"`
+	Role       string `bun:"role"`
+}
+
+// SetMapResources implements cms.Store.
+func (s *Store) SetMapResources(ctx context.Context, account, mapID string, role cms.Role, resourceIDs []string) error {
+	return s.setSide(ctx, account, mapSide, mapID, role, resourceIDs)
+}
+
+// SetResourceMaps implements cms.Store.
+func (s *Store) SetResourceMaps(ctx context.Context, account, resourceID string, role cms.Role, mapIDs []string) error {
+	return s.setSide(ctx, account, resourceSide, resourceID, role, mapIDs)
+}
+
+// setSide makes owner's list of role exactly others, in order. A fact that
+// stays keeps its place on the other side; a new one goes to the end there.
+func (s *Store) setSide(ctx context.Context, account string, sd side, owner string, role cms.Role, others []string) error {
+	others = dedupe(others)
+	return s.tx(ctx, func(s *Store) error {
+		del := "DELETE FROM assignments WHERE account = ? AND " + sd.owner + " = ? AND role = ?"
+		args := []any{account, owner, string(role)}
+		if len(others) > 0 {
+			del += " AND " + sd.other + " NOT IN (?)"
+			args = append(args, bun.In(others))
+		}
+		if _, err := s.exec(ctx, del, args...); err != nil {
+			return err
+		}
+		for pos, other := range others {
+			var roles []string
+			err := s.write.NewRaw("SELECT role FROM assignments WHERE account = ? AND "+sd.owner+" = ? AND "+sd.other+" = ?",
+				account, owner, other).Scan(ctx, &roles)
+			if err != nil {
+				return s.fail(err)
+			}
+			if len(roles) == 1 && roles[0] == string(role) {
+				if _, err := s.exec(ctx, "UPDATE assignments SET "+sd.ownerPos+" = ? WHERE account = ? AND "+
+					sd.owner+" = ? AND "+sd.other+" = ?", pos, account, owner, other); err != nil {
+					return err
+				}
+				continue
+			}
+			if len(roles) == 1 { // the other role: roles are exclusive
+				if _, err := s.exec(ctx, "DELETE FROM assignments WHERE account = ? AND "+sd.owner+" = ? AND "+
+					sd.other+" = ?", account, owner, other); err != nil {
+					return err
+				}
+			}
+			_, err = s.exec(ctx, "INSERT INTO assignments (account, "+sd.owner+", "+sd.other+", role, "+sd.ownerPos+", "+sd.otherPos+") "+
+				"VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX("+sd.otherPos+"), -1) + 1 FROM assignments WHERE account = ? AND "+
+				sd.other+" = ? AND role = ?))", account, owner, other, string(role), pos, account, other, string(role))
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// MapResources implements cms.Store.
+func (s *Store) MapResources(ctx context.Context, account, mapID string, role cms.Role) ([]string, error) {
+	return s.sideList(ctx, account, mapSide, mapID, role)
+}
+
+// ResourceMaps implements cms.Store.
+func (s *Store) ResourceMaps(ctx context.Context, account, resourceID string, role cms.Role) ([]string, error) {
+	return s.sideList(ctx, account, resourceSide, resourceID, role)
+}
+
+func (s *Store) sideList(ctx context.Context, account string, sd side, owner string, role cms.Role) ([]string, error) {
+	ids := []string{}
+	err := s.read.NewRaw("SELECT "+sd.other+" FROM assignments WHERE account = ? AND "+sd.owner+" = ? AND role = ? ORDER BY "+sd.ownerPos,
+		account, owner, string(role)).Scan(ctx, &ids)
+	return ids, s.fail(err)
+}
+
+// fillAssignments sets Resource.MapIDs/MapSecondaryIDs or Map.ResourceIDs/
+// SecondaryResourceIDs of entries from the facts, with one query.
+func (s *Store) fillAssignments(ctx context.Context, account string, kind cms.Kind, entries []*cms.Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	sd := resourceSide
+	if kind == cms.KindMap {
+		sd = mapSide
+	}
+	owners := make([]string, len(entries))
+	for i, e := range entries {
+		owners[i] = e.Record.RecordID()
+	}
+	var rows []assignmentRow
+	err := s.read.NewRaw("SELECT map_id, resource_id, role FROM assignments WHERE account = ? AND "+sd.owner+
+		" IN (?) ORDER BY "+sd.owner+", "+sd.ownerPos, account, bun.In(owners)).Scan(ctx, &rows)
+	if err != nil {
+		return s.fail(err)
+	}
+	type lists struct{ primary, secondary []string }
+	byOwner := make(map[string]*lists, len(entries))
+	for _, r := range rows {
+		owner, other := r.ResourceID, r.MapID
+		if kind == cms.KindMap {
+			owner, other = r.MapID, r.ResourceID
+		}
+		l := byOwner[owner]
+		if l == nil {
+			l = &lists{}
+			byOwner[owner] = l
+		}
+		if r.Role == string(cms.RolePrimary) {
+			l.primary = append(l.primary, other)
+		} else {
+			l.secondary = append(l.secondary, other)
+		}
+	}
+	for _, e := range entries {
+		l := byOwner[e.Record.RecordID()]
+		if l == nil {
+			l = &lists{}
+		}
+		primary, secondary := cms.NullOf(orEmpty(l.primary)), cms.NullOf(orEmpty(l.secondary))
+		switch r := e.Record.(type) {
+		case *cms.Resource:
+			r.MapIDs, r.MapSecondaryIDs = primary, secondary
+		case *cms.Map:
+			r.ResourceIDs, r.SecondaryResourceIDs = primary, secondary
+		}
+	}
+	return nil
+}
+
+func orEmpty(ids []string) []string {
+	if ids == nil {
+		return []string{}
+	}
+	return ids
+}

@@ -1,0 +1,109 @@
+package bunstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/bwcms/cms/cms"
+)
+
+type batchRow struct {
+	ID          string `bun:"id"`
+	Account     string `bun:"account"`
+	Kind        string `bun:"kind"`
+	Payload     []byte `bun:"payload"`
+	Count       int    `bun:"count"`
+	Status      string `bun:"status"`
+	RequestedAt int64  `bun:"requested_at"`
+	StatusAt    int64  `bun:"status_at"`
+	Owner       string `bun:"owner"`
+	LeaseUntil  *int64 `bun:"lease_until"`
+	Attempts    int    `bun:"attempts"`
+	Created     int    `bun:"created"`
+	Updated     int    `bun:"updated"`
+	Skipped     int    `bun:"skipped"`
+	Error       string `bun:"error"`
+}
+
+func (r batchRow) batch() *cms.Batch {
+	return &cms.Batch{ID: r.ID, Account: r.Account, Kind: cms.Kind(r.Kind), Payload: r.Payload, Count: r.Count,
+		Status: cms.BatchStatus(r.Status), Requested: fromMicros(r.RequestedAt), StatusAt: fromMicros(r.StatusAt),
+		Owner: r.Owner, LeaseUntil: fromNullMicros(r.LeaseUntil), Attempts: r.Attempts,
+		Result: cms.BatchResult{Created: r.Created, Updated: r.Updated, Skipped: r.Skipped, Error: r.Error}}
+}
+
+const batchColumns = "id, account, kind, count, status, requested_at, status_at, owner, lease_until, attempts, " +
+	"created, updated, skipped, error"
+
+// EnqueueBatch implements cms.Store.
+func (s *Store) EnqueueBatch(ctx context.Context, b *cms.Batch) error {
+	n, err := s.exec(ctx, "INSERT INTO batches (id, account, kind, payload, count, status, requested_at, status_at, "+
+		"owner, lease_until, attempts, created, updated, skipped, error) "+
+		"VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', NULL, 0, 0, 0, 0, '') ON CONFLICT (id) DO NOTHING",
+		b.ID, b.Account, string(b.Kind), b.Payload, b.Count, string(cms.BatchWaiting),
+		micros(b.Requested), micros(b.Requested))
+	if err == nil && n == 0 {
+		err = conflict("batch " + b.ID + " exists")
+	}
+	return err
+}
+
+// ClaimBatch implements cms.Store.
+func (s *Store) ClaimBatch(ctx context.Context, owner string, now, leaseUntil time.Time) (*cms.Batch, error) {
+	var rows []batchRow
+	err := s.write.NewRaw("UPDATE batches SET owner = ?, lease_until = ?, attempts = attempts + 1, "+
+		"status_at = CASE WHEN status = ? THEN ? ELSE status_at END, status = ? "+
+		"WHERE id = (SELECT id FROM batches WHERE status = ? OR (status = ? AND lease_until < ?) "+
+		"ORDER BY requested_at, id LIMIT 1 "+s.opts.ClaimLock+") RETURNING "+batchColumns+", payload",
+		owner, micros(leaseUntil), string(cms.BatchWaiting), micros(now), string(cms.BatchProcessing),
+		string(cms.BatchWaiting), string(cms.BatchProcessing), micros(now)).Scan(ctx, &rows)
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	if len(rows) == 0 {
+		return nil, notFound("waiting batch")
+	}
+	return rows[0].batch(), nil
+}
+
+// HeartbeatBatch implements cms.Store.
+func (s *Store) HeartbeatBatch(ctx context.Context, id, owner string, leaseUntil time.Time) error {
+	n, err := s.exec(ctx, "UPDATE batches SET lease_until = ? WHERE id = ? AND owner = ? AND status = ?",
+		micros(leaseUntil), id, owner, string(cms.BatchProcessing))
+	if err == nil && n == 0 {
+		err = conflict("batch " + id + " is not held by " + owner)
+	}
+	return err
+}
+
+// FinishBatch implements cms.Store.
+func (s *Store) FinishBatch(ctx context.Context, id, owner string, status cms.BatchStatus, r cms.BatchResult, at time.Time) error {
+	n, err := s.exec(ctx, "UPDATE batches SET status = ?, status_at = ?, lease_until = NULL, created = ?, updated = ?, "+
+		"skipped = ?, error = ? WHERE id = ? AND owner = ? AND status = ?",
+		string(status), micros(at), r.Created, r.Updated, r.Skipped, r.Error, id, owner, string(cms.BatchProcessing))
+	if err == nil && n == 0 {
+		err = conflict("batch " + id + " is not held by " + owner)
+	}
+	return err
+}
+
+// GetBatch implements cms.Store.
+func (s *Store) GetBatch(ctx context.Context, account string, kind cms.Kind, id string) (*cms.Batch, error) {
+	var rows []batchRow
+	err := s.read.NewRaw("SELECT "+batchColumns+" FROM batches WHERE id = ? AND account = ? AND kind = ?",
+		id, account, string(kind)).Scan(ctx, &rows)
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	if len(rows) == 0 {
+		return nil, notFound("batch " + id)
+	}
+	return rows[0].batch(), nil
+}
+
+// PurgeBatches implements cms.Store.
+func (s *Store) PurgeBatches(ctx context.Context, before time.Time) (int, error) {
+	n, err := s.exec(ctx, "DELETE FROM batches WHERE status IN (?, ?) AND status_at < ?",
+		string(cms.BatchDone), string(cms.BatchError), micros(before))
+	return int(n), err
+}

@@ -1,0 +1,359 @@
+package bunstore
+
+import (
+	"context"
+	"iter"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bwcms/cms/cms"
+	"github.com/uptrace/bun"
+)
+
+// listChunk is how many records ListRecords reads per query: streaming in
+// chunks keeps memory bounded and holds no read transaction open while the
+// caller writes a response.
+const listChunk = 256
+
+type recordRow struct {
+	Account         string   `bun:"account"`
+	Kind            string   `bun:"kind"`
+	ID              string   `bun:"id"`
+	Published       bool     `bun:"published"`
+	UpdatedAt       int64    `bun:"updated_at"`
+	Lat             *float64 `bun:"lat"`
+	Lon             *float64 `bun:"lon"`
+	StatsAccess     int64    `bun:"stats_access"`
+	StatsLastAccess *int64   `bun:"stats_last_access"`
+	Doc             string   `bun:"doc"`
+}
+
+const recordColumns = "account, kind, id, published, updated_at, lat, lon, stats_access, stats_last_access, doc"
+
+// GetRecord implements cms.Store.
+func (s *Store) GetRecord(ctx context.Context, account string, kind cms.Kind, id string) (*cms.Entry, error) {
+	var rows []recordRow
+	err := s.read.NewRaw("SELECT "+recordColumns+" FROM records WHERE account = ? AND kind = ? AND id = ?",
+		account, string(kind), id).Scan(ctx, &rows)
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	if len(rows) == 0 {
+		return nil, notFound(kind.Title() + " " + id)
+	}
+	entries, err := s.entries(ctx, account, kind, rows)
+	if err != nil {
+		return nil, err
+	}
+	return entries[0], nil
+}
+
+// GetRecords implements cms.Store.
+func (s *Store) GetRecords(ctx context.Context, account string, kind cms.Kind, ids []string) ([]*cms.Entry, error) {
+	ids = dedupe(ids)
+	if len(ids) == 0 {
+		return []*cms.Entry{}, nil
+	}
+	var rows []recordRow
+	err := s.read.NewRaw("SELECT "+recordColumns+" FROM records WHERE account = ? AND kind = ? AND id IN (?)",
+		account, string(kind), bun.In(ids)).Scan(ctx, &rows)
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	entries, err := s.entries(ctx, account, kind, rows)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*cms.Entry, len(entries))
+	for _, e := range entries {
+		byID[e.Record.RecordID()] = e
+	}
+	ordered := make([]*cms.Entry, 0, len(entries))
+	for _, id := range ids {
+		if e, ok := byID[id]; ok {
+			ordered = append(ordered, e)
+		}
+	}
+	return ordered, nil
+}
+
+// ListRecords implements cms.Store.
+func (s *Store) ListRecords(ctx context.Context, p cms.ListParams) iter.Seq2[*cms.Entry, error] {
+	return func(yield func(*cms.Entry, error) bool) {
+		after, remaining := p.After, p.Limit
+		for {
+			n := listChunk
+			if p.Limit > 0 && remaining < n {
+				n = remaining
+			}
+			rows, err := s.listChunk(ctx, p, after, n)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			entries, err := s.entries(ctx, p.Account, p.Kind, rows)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, e := range entries {
+				if !yield(e, nil) {
+					return
+				}
+			}
+			if len(rows) < n {
+				return
+			}
+			after = rows[len(rows)-1].ID
+			if p.Limit > 0 {
+				if remaining -= len(rows); remaining <= 0 {
+					return
+				}
+			}
+		}
+	}
+}
+
+func (s *Store) listChunk(ctx context.Context, p cms.ListParams, after string, n int) ([]recordRow, error) {
+	table := "records"
+	where := []string{"account = ?", "kind = ?"}
+	args := []any{p.Account, string(p.Kind)}
+	switch p.Published {
+	case cms.PublishedOnly:
+		where = append(where, "published = ?")
+		args = append(args, true)
+	case cms.UnpublishedOnly:
+		where = append(where, "published = ?")
+		args = append(args, false)
+	}
+	if after != "" {
+		where = append(where, "id > ?")
+		args = append(args, after)
+	}
+	if !p.UpdatedSince.IsZero() {
+		where = append(where, "updated_at >= ?")
+		args = append(args, micros(p.UpdatedSince))
+	}
+	if b := p.BBox; b != nil {
+		table = s.opts.GeoIndex
+		where = append(where, "lat >= ? AND lat <= ?")
+		args = append(args, b.MinLat, b.MaxLat)
+		if b.MinLon <= b.MaxLon {
+			where = append(where, "lon >= ? AND lon <= ?")
+		} else { // across the 180° meridian
+			where = append(where, "(lon >= ? OR lon <= ?)")
+		}
+		args = append(args, b.MinLon, b.MaxLon)
+	}
+	if p.MapID != "" {
+		where = append(where, "id IN (SELECT resource_id FROM assignments WHERE account = ? AND map_id = ?)")
+		args = append(args, p.Account, p.MapID)
+	}
+	args = append(args, n)
+	query := "SELECT " + recordColumns + " FROM " + table + " WHERE " + strings.Join(where, " AND ") +
+		" ORDER BY id LIMIT ?"
+	var rows []recordRow
+	if err := s.read.NewRaw(query, args...).Scan(ctx, &rows); err != nil {
+		return nil, s.fail(err)
+	}
+	return rows, nil
+}
+
+// entries decodes rows and fills the assignment lists of Resources and Maps.
+func (s *Store) entries(ctx context.Context, account string, kind cms.Kind, rows []recordRow) ([]*cms.Entry, error) {
+	entries := make([]*cms.Entry, len(rows))
+	for i, row := range rows {
+		rec := cms.NewRecord(kind)
+		if err := s.docs.Decode([]byte(row.Doc), rec); err != nil {
+			return nil, &cms.Error{Code: cms.CodeInternal, Message: "stored document unreadable", Err: err}
+		}
+		entries[i] = &cms.Entry{
+			Account: account, Record: rec, Updated: fromMicros(row.UpdatedAt),
+			StatsAccess: row.StatsAccess, StatsLastAccess: fromNullMicros(row.StatsLastAccess),
+		}
+	}
+	if kind == cms.KindResource || kind == cms.KindMap {
+		if err := s.fillAssignments(ctx, account, kind, entries); err != nil {
+			return nil, err
+		}
+	}
+	return entries, nil
+}
+
+// PutRecord implements cms.Store.
+func (s *Store) PutRecord(ctx context.Context, e *cms.Entry) error {
+	rec := e.Record
+	kind, id := string(rec.Kind()), rec.RecordID()
+	ix := s.docs.Index(rec)
+	row := recordRow{
+		Account: e.Account, Kind: kind, ID: id, Published: ix.Published, UpdatedAt: micros(e.Updated),
+		StatsAccess: e.StatsAccess, StatsLastAccess: nullMicros(e.StatsLastAccess),
+		Doc: string(s.docs.Marshal(rec)),
+	}
+	if ix.Lat.Valid {
+		row.Lat = &ix.Lat.Value
+	}
+	if ix.Lon.Valid {
+		row.Lon = &ix.Lon.Value
+	}
+	return s.tx(ctx, func(s *Store) error {
+		_, err := s.exec(ctx, "INSERT INTO records ("+recordColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "+
+			"ON CONFLICT (account, kind, id) DO UPDATE SET published = EXCLUDED.published, "+
+			"updated_at = EXCLUDED.updated_at, lat = EXCLUDED.lat, lon = EXCLUDED.lon, "+
+			"stats_access = EXCLUDED.stats_access, stats_last_access = EXCLUDED.stats_last_access, doc = EXCLUDED.doc",
+			row.Account, row.Kind, row.ID, row.Published, row.UpdatedAt, row.Lat, row.Lon,
+			row.StatsAccess, row.StatsLastAccess, row.Doc)
+		if err != nil {
+			return err
+		}
+		if err := s.putAliases(ctx, e.Account, kind, id, ix.Aliases); err != nil {
+			return err
+		}
+		return s.putRefs(ctx, e.Account, kind, id, ix.Refs)
+	})
+}
+
+// putAliases replaces the record's aliases. ON CONFLICT DO NOTHING instead
+// of catching a unique violation keeps a PostgreSQL transaction usable, so
+// the holder can be named; under concurrency the insert waits for the other
+// writer and then sees its committed row.
+func (s *Store) putAliases(ctx context.Context, account, kind, id string, aliases map[string]string) error {
+	if _, err := s.exec(ctx, "DELETE FROM aliases WHERE account = ? AND kind = ? AND record_id = ?", account, kind, id); err != nil {
+		return err
+	}
+	for _, lang := range sortedKeys(aliases) {
+		alias := aliases[lang]
+		n, err := s.exec(ctx, "INSERT INTO aliases (account, kind, lang, alias, record_id) VALUES (?, ?, ?, ?, ?) "+
+			"ON CONFLICT (account, kind, lang, alias) DO NOTHING", account, kind, lang, alias, id)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			holder, err := s.AliasHolder(ctx, account, cms.Kind(kind), lang, alias)
+			if err != nil {
+				return err
+			}
+			return &cms.Error{Code: cms.CodeConflict, Message: "urlAlias taken",
+				Err: &cms.AliasError{Lang: lang, Alias: alias, Holder: holder}}
+		}
+	}
+	return nil
+}
+
+type refRow struct {
+	bun.BaseModel `bun:"table:refs"`
+	Account       string `bun:"account"`
+	FromKind      string `bun:"from_kind"`
+	FromID        string `bun:"from_id"`
+	Field         string `bun:"field"`
+	ToKind        string `bun:"to_kind"`
+	ToID          string `bun:"to_id"`
+	Single        bool   `bun:"single"`
+}
+
+func (s *Store) putRefs(ctx context.Context, account, kind, id string, refs []cms.Reference) error {
+	if _, err := s.exec(ctx, "DELETE FROM refs WHERE account = ? AND from_kind = ? AND from_id = ?", account, kind, id); err != nil {
+		return err
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	rows := make([]refRow, len(refs))
+	for i, r := range refs {
+		rows[i] = refRow{Account: account, FromKind: kind, FromID: id, Field: r.Field,
+			ToKind: r.ToKind, ToID: r.ToID, Single: r.Single}
+	}
+	_, err := s.write.NewInsert().Model(&rows).Exec(ctx)
+	return s.fail(err)
+}
+
+// DeleteRecord implements cms.Store.
+func (s *Store) DeleteRecord(ctx context.Context, account string, kind cms.Kind, id string) error {
+	return s.tx(ctx, func(s *Store) error {
+		n, err := s.exec(ctx, "DELETE FROM records WHERE account = ? AND kind = ? AND id = ?", account, string(kind), id)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return notFound(kind.Title() + " " + id)
+		}
+		if _, err := s.exec(ctx, "DELETE FROM aliases WHERE account = ? AND kind = ? AND record_id = ?", account, string(kind), id); err != nil {
+			return err
+		}
+		if _, err := s.exec(ctx, "DELETE FROM refs WHERE account = ? AND from_kind = ? AND from_id = ?", account, string(kind), id); err != nil {
+			return err
+		}
+		switch kind {
+		case cms.KindResource:
+			_, err = s.exec(ctx, "DELETE FROM assignments WHERE account = ? AND resource_id = ?", account, id)
+		case cms.KindMap:
+			_, err = s.exec(ctx, "DELETE FROM assignments WHERE account = ? AND map_id = ?", account, id)
+		}
+		return err
+	})
+}
+
+// TouchRecord implements cms.Store.
+func (s *Store) TouchRecord(ctx context.Context, account string, kind cms.Kind, id string, at time.Time) error {
+	n, err := s.exec(ctx, "UPDATE records SET updated_at = ? WHERE account = ? AND kind = ? AND id = ?",
+		micros(at), account, string(kind), id)
+	if err == nil && n == 0 {
+		err = notFound(kind.Title() + " " + id)
+	}
+	return err
+}
+
+// CountAccess implements cms.Store.
+func (s *Store) CountAccess(ctx context.Context, account string, kind cms.Kind, id string, at time.Time) error {
+	n, err := s.exec(ctx, "UPDATE records SET stats_access = stats_access + 1, stats_last_access = ? "+
+		"WHERE account = ? AND kind = ? AND id = ?", micros(at), account, string(kind), id)
+	if err == nil && n == 0 {
+		err = notFound(kind.Title() + " " + id)
+	}
+	return err
+}
+
+// AliasHolder implements cms.Store.
+func (s *Store) AliasHolder(ctx context.Context, account string, kind cms.Kind, lang, alias string) (string, error) {
+	var ids []string
+	err := s.read.NewRaw("SELECT record_id FROM aliases WHERE account = ? AND kind = ? AND lang = ? AND alias = ?",
+		account, string(kind), lang, alias).Scan(ctx, &ids)
+	if err != nil {
+		return "", s.fail(err)
+	}
+	if len(ids) == 0 {
+		return "", notFound("urlAlias " + alias)
+	}
+	return ids[0], nil
+}
+
+// Referrers implements cms.Store.
+func (s *Store) Referrers(ctx context.Context, account string, kind cms.Kind, id string) ([]cms.Reference, error) {
+	kinds := []string{string(kind)}
+	if kind == cms.KindMap || kind == cms.KindLanding {
+		kinds = append(kinds, "mapOrLanding")
+	}
+	var rows []refRow
+	err := s.read.NewRaw("SELECT account, from_kind, from_id, field, to_kind, to_id, single FROM refs "+
+		"WHERE account = ? AND to_id = ? AND to_kind IN (?) ORDER BY from_kind, from_id, field",
+		account, id, bun.In(kinds)).Scan(ctx, &rows)
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	refs := make([]cms.Reference, len(rows))
+	for i, r := range rows {
+		refs[i] = cms.Reference{FromKind: cms.Kind(r.FromKind), FromID: r.FromID, Field: r.Field,
+			ToKind: r.ToKind, ToID: r.ToID, Single: r.Single}
+	}
+	return refs, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,171 @@
+// Package bunstore is the storage code both adapters share: every query
+// that SQLite and PostgreSQL answer alike, on github.com/uptrace/bun. An
+// adapter opens the database, runs its migrations, and hands the result to
+// New with what differs (error translation, claim locking, index hints).
+package bunstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bwcms/cms/cms"
+	"github.com/uptrace/bun"
+)
+
+// Options are what an adapter gives New.
+type Options struct {
+	// Write runs writes and transactions; Read runs reads outside
+	// transactions (the same DB when the database needs no split).
+	Write, Read *bun.DB
+	// Features describes the adapter.
+	Features cms.Features
+	// Translate returns a *cms.Error for the driver errors it knows
+	// (unique violations become CodeConflict); others come back unchanged.
+	Translate func(error) error
+	// ClaimLock is appended to the row lock of a batch claim
+	// ("FOR UPDATE SKIP LOCKED" on PostgreSQL, "" on SQLite).
+	ClaimLock string
+	// GeoIndex is the table expression that makes a bounding-box query use
+	// the location index ("records INDEXED BY records_geo" on SQLite).
+	GeoIndex string
+	// Close releases what the adapter opened.
+	Close func() error
+}
+
+// Store implements cms.Store on bun.
+type Store struct {
+	opts  *Options
+	docs  *cms.Codec
+	write bun.IDB
+	read  bun.IDB
+	inTx  bool
+}
+
+var _ cms.Store = (*Store)(nil)
+
+// New returns a Store over opts' databases, whose schema must be migrated.
+func New(opts Options) *Store {
+	if opts.Read == nil {
+		opts.Read = opts.Write
+	}
+	if opts.GeoIndex == "" {
+		opts.GeoIndex = "records"
+	}
+	return &Store{opts: &opts, docs: cms.NewDocumentCodec(), write: opts.Write, read: opts.Read}
+}
+
+// Features implements cms.Store.
+func (s *Store) Features() cms.Features { return s.opts.Features }
+
+// Close implements cms.Store.
+func (s *Store) Close() error {
+	if s.opts.Close != nil {
+		return s.opts.Close()
+	}
+	return nil
+}
+
+// WithTx implements cms.Store.
+func (s *Store) WithTx(ctx context.Context, fn func(tx cms.Store) error) error {
+	if s.inTx {
+		return fn(s)
+	}
+	err := s.opts.Write.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		return fn(&Store{opts: s.opts, docs: s.docs, write: tx, read: tx, inTx: true})
+	})
+	return s.fail(err)
+}
+
+// tx runs fn in a transaction unless one is running.
+func (s *Store) tx(ctx context.Context, fn func(s *Store) error) error {
+	if s.inTx {
+		return fn(s)
+	}
+	return s.WithTx(ctx, func(tx cms.Store) error { return fn(tx.(*Store)) })
+}
+
+// fail turns a driver error into the library's: known ones get their code,
+// the rest become CodeInternal with the cause kept for the logs.
+func (s *Store) fail(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := errors.AsType[*cms.Error](err); ok {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &cms.Error{Code: cms.CodeInternal, Message: "cancelled", Err: err}
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return &cms.Error{Code: cms.CodeNotFound, Message: "not found", Err: err}
+	}
+	if s.opts.Translate != nil {
+		if t := s.opts.Translate(err); t != err {
+			return t
+		}
+	}
+	return &cms.Error{Code: cms.CodeInternal, Message: "storage failure", Err: err}
+}
+
+func notFound(what string) error {
+	return &cms.Error{Code: cms.CodeNotFound, Message: what + " not found"}
+}
+
+func conflict(what string) error {
+	return &cms.Error{Code: cms.CodeConflict, Message: what}
+}
+
+// exec runs a statement on the write side and returns the rows it touched.
+func (s *Store) exec(ctx context.Context, query string, args ...any) (int64, error) {
+	res, err := s.write.NewRaw(query, args...).Exec(ctx)
+	if err != nil {
+		return 0, s.fail(err)
+	}
+	n, err := res.RowsAffected()
+	return n, s.fail(err)
+}
+
+// Times are stored as microseconds since the Unix epoch (UTC) in both
+// databases, so comparisons and ordering are the same everywhere.
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+// nullMicros stores the zero time as NULL.
+func nullMicros(t time.Time) *int64 {
+	if t.IsZero() {
+		return nil
+	}
+	us := micros(t)
+	return &us
+}
+
+func fromNullMicros(us *int64) time.Time {
+	if us == nil {
+		return time.Time{}
+	}
+	return fromMicros(*us)
+}
+
+// dedupe keeps the first of repeated ids.
+func dedupe(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}

@@ -1,0 +1,131 @@
+// Package postgres stores the CMS in PostgreSQL, for deployments that run
+// several instances on one database. Documents are JSONB, ids sort in byte
+// order (COLLATE "C"), batch claims use FOR UPDATE SKIP LOCKED so any
+// number of instances share the queue, and the host sizes the pool.
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/bwcms/cms/adapters/internal/bunstore"
+	"github.com/bwcms/cms/cms"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Options configure Open. The zero value (or nil) means the defaults.
+type Options struct {
+	// MaxConns is the most connections the pool opens. Default 20.
+	MaxConns int
+	// MaxIdleConns is how many idle connections it keeps. Default MaxConns.
+	MaxIdleConns int
+	// ConnMaxLifetime closes connections older than this. Default 30 minutes.
+	ConnMaxLifetime time.Duration
+
+	// migrations replaces the embedded migrations (tests open older schemas).
+	migrations fs.FS
+}
+
+// Store is the PostgreSQL cms.Store.
+type Store struct {
+	*bunstore.Store
+}
+
+// migrationLock is the advisory lock key that serialises migrations of
+// instances starting together.
+const migrationLock = 0x636d735f6d6967 // "cms_mig"
+
+// Open connects to the database at dsn (a postgres:// URL or key=value
+// string; its search_path selects the schema), applies pending migrations
+// and returns the store.
+func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
+	o := Options{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxConns <= 0 {
+		o.MaxConns = 20
+	}
+	if o.MaxIdleConns <= 0 {
+		o.MaxIdleConns = o.MaxConns
+	}
+	if o.ConnMaxLifetime <= 0 {
+		o.ConnMaxLifetime = 30 * time.Minute
+	}
+	if o.migrations == nil {
+		sub, err := fs.Sub(migrations, "migrations")
+		if err != nil {
+			return nil, err
+		}
+		o.migrations = sub
+	}
+	config, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: dsn: %w", err)
+	}
+	// bun writes arguments into the query text, so preparing statements
+	// would prepare every query anew; the simple protocol avoids that.
+	config.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	sqldb := stdlib.OpenDB(*config)
+	sqldb.SetMaxOpenConns(o.MaxConns)
+	sqldb.SetMaxIdleConns(o.MaxIdleConns)
+	sqldb.SetConnMaxLifetime(o.ConnMaxLifetime)
+	db := bun.NewDB(sqldb, pgdialect.New())
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	if err := migrate(ctx, db, o.migrations); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	return &Store{bunstore.New(bunstore.Options{
+		Write:     db,
+		Features:  cms.Features{Name: "postgres", ConcurrentBatchClaims: true},
+		Translate: translate,
+		ClaimLock: "FOR UPDATE SKIP LOCKED",
+		Close:     db.Close,
+	})}, nil
+}
+
+// migrate holds an advisory lock while migrating, so instances starting at
+// once apply each migration once.
+func migrate(ctx context.Context, db *bun.DB, fsys fs.FS) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", migrationLock); err != nil {
+		return err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", migrationLock)
+	return bunstore.Migrate(ctx, db, fsys)
+}
+
+// translate maps PostgreSQL errors the library can act on.
+func translate(err error) error {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return err
+	}
+	switch pgErr.Code {
+	case "23505": // unique_violation
+		return &cms.Error{Code: cms.CodeConflict, Message: "already exists", Err: err}
+	case "23503": // foreign_key_violation
+		return &cms.Error{Code: cms.CodeNotFound, Message: "referenced row not found", Err: err}
+	}
+	return err
+}
+

@@ -1,0 +1,50 @@
+package sqlite
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/bwcms/cms/cms"
+	"github.com/mattn/go-sqlite3"
+)
+
+// The driver is github.com/mattn/go-sqlite3, chosen by measurement
+// (docs/performance.md). Only this file knows it.
+const driverName = "sqlite3"
+
+// dsn builds the connection string: WAL, a busy timeout, foreign keys,
+// NORMAL synchronous (durable in WAL mode up to the last checkpointed
+// commit on power loss, never corrupt), immediate write transactions, and
+// read-only connections for the read pool.
+func dsn(path string, busy time.Duration, readOnly bool) string {
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")
+	q.Set("_busy_timeout", fmt.Sprint(busy.Milliseconds()))
+	q.Set("_foreign_keys", "on")
+	q.Set("_synchronous", "NORMAL")
+	q.Set("_txlock", "immediate")
+	if readOnly {
+		q.Set("mode", "ro")
+	}
+	// A URI filename: only these three characters need escaping.
+	escaped := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+	return "file:" + escaped + "?" + q.Encode()
+}
+
+// translate maps SQLite errors the library can act on.
+func translate(err error) error {
+	var e sqlite3.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	switch e.ExtendedCode {
+	case sqlite3.ErrConstraintUnique, sqlite3.ErrConstraintPrimaryKey:
+		return &cms.Error{Code: cms.CodeConflict, Message: "already exists", Err: err}
+	case sqlite3.ErrConstraintForeignKey:
+		return &cms.Error{Code: cms.CodeNotFound, Message: "referenced row not found", Err: err}
+	}
+	return err
+}

@@ -1,0 +1,104 @@
+// Package sqlite stores the CMS in one SQLite file: the embedded default,
+// with no server to run. The file runs in WAL mode with a busy timeout and
+// foreign keys; all writes go through one connection whose transactions
+// take the write lock when they begin (BEGIN IMMEDIATE), so concurrent
+// writers queue instead of failing with "database is locked", while reads
+// use a pool of read-only connections.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"runtime"
+	"time"
+
+	"github.com/bwcms/cms/adapters/internal/bunstore"
+	"github.com/bwcms/cms/cms"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Options configure Open. The zero value (or nil) means the defaults.
+type Options struct {
+	// ReadConns is the size of the read-only connection pool.
+	// Default: the number of CPUs, at least 2.
+	ReadConns int
+	// BusyTimeout is how long a statement waits for a lock held by another
+	// process. Default 10 seconds.
+	BusyTimeout time.Duration
+
+	// migrations replaces the embedded migrations (tests open older schemas).
+	migrations fs.FS
+}
+
+// Store is the SQLite cms.Store.
+type Store struct {
+	*bunstore.Store
+}
+
+// Open opens (creating it when missing) the SQLite database file at path,
+// applies pending migrations and returns the store.
+func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
+	o := Options{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.ReadConns <= 0 {
+		o.ReadConns = max(2, runtime.NumCPU())
+	}
+	if o.BusyTimeout <= 0 {
+		o.BusyTimeout = 10 * time.Second
+	}
+	if o.migrations == nil {
+		sub, err := fs.Sub(migrations, "migrations")
+		if err != nil {
+			return nil, err
+		}
+		o.migrations = sub
+	}
+	writeDB, err := sql.Open(driverName, dsn(path, o.BusyTimeout, false))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	// One writer: SQLite allows one at a time, and queueing in Go is
+	// cheaper than busy-waiting in SQLite.
+	writeDB.SetMaxOpenConns(1)
+	writeDB.SetConnMaxLifetime(0)
+	write := bun.NewDB(writeDB, sqlitedialect.New())
+	if err := write.PingContext(ctx); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	if err := bunstore.Migrate(ctx, write, o.migrations); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
+	}
+	readDB, err := sql.Open(driverName, dsn(path, o.BusyTimeout, true))
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	readDB.SetMaxOpenConns(o.ReadConns)
+	readDB.SetMaxIdleConns(o.ReadConns)
+	read := bun.NewDB(readDB, sqlitedialect.New())
+	return &Store{bunstore.New(bunstore.Options{
+		Write:     write,
+		Read:      read,
+		Features:  cms.Features{Name: "sqlite"},
+		Translate: translate,
+		GeoIndex:  "records INDEXED BY records_geo",
+		Close: func() error {
+			rerr := read.Close()
+			if err := write.Close(); err != nil {
+				return err
+			}
+			return rerr
+		},
+	})}, nil
+}
