@@ -15,8 +15,8 @@ type Codec struct {
 	langs Languages
 	// document marks the storage form (NewDocumentCodec).
 	document bool
-	kinds   map[Kind]*objectCodec
-	decoder sync.Pool // *jsontext.Decoder
+	kinds    map[Kind]*objectCodec
+	decoder  sync.Pool // *jsontext.Decoder
 }
 
 // objectCodec is a record kind or nested item type expanded with the
@@ -38,7 +38,7 @@ type binding struct {
 	// langMap: the storage form of a multi-language field, one JSON object
 	// from language code to value.
 	langMap bool
-	item   *objectCodec // for nested items
+	item    *objectCodec // for nested items
 }
 
 // NewCodec builds a Codec for langs.

@@ -3,8 +3,8 @@ package cms
 import (
 	"maps"
 	"math"
-	"slices"
 	"reflect"
+	"slices"
 	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"

@@ -128,4 +128,3 @@ func translate(err error) error {
 	}
 	return err
 }
-
