@@ -5,11 +5,16 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/bwcms/cms/adapters/internal/bunstore"
 	"github.com/bwcms/cms/cms"
 	_ "github.com/jackc/pgx/v5/stdlib"
 )
@@ -75,3 +80,101 @@ func openTestStore(tb testing.TB, opts *Options) *Store {
 }
 
 var _ cms.Store = (*Store)(nil)
+
+func firstMigrations(tb testing.TB, n int) fs.FS {
+	tb.Helper()
+	sub, err := fs.Sub(migrations, "migrations")
+	if err == nil {
+		sub, err = bunstore.FirstMigrations(sub, n)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return sub
+}
+
+func TestMigrations(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	dsn := testSchema(t)
+
+	old, err := Open(ctx, dsn, &Options{MaxConns: 4, migrations: firstMigrations(t, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := &cms.Entry{Account: "a", Record: &cms.Resource{ID: "r-1", Title: cms.Langs[string]{"en": "kept"}}, Updated: time.Now()}
+	if err := old.PutRecord(ctx, put); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+
+	// Three instances start at once on the older schema: the advisory lock
+	// lets one migrate, the others find it done.
+	var wg sync.WaitGroup
+	errs := make(chan error, 3)
+	for range 3 {
+		wg.Go(func() {
+			s, err := Open(ctx, dsn, &Options{MaxConns: 4})
+			if err == nil {
+				err = s.Close()
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("open older schema: %v", err)
+		}
+	}
+	s, err := Open(ctx, dsn, &Options{MaxConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	names, err := bunstore.Applied(ctx, s.Write())
+	all, _ := fs.ReadDir(migrations, "migrations")
+	if err != nil || len(names) != len(all) {
+		t.Fatalf("applied %v (%v), want %d migrations", names, err, len(all))
+	}
+	e, err := s.GetRecord(ctx, "a", cms.KindResource, "r-1")
+	if err != nil || e.Record.(*cms.Resource).Title["en"] != "kept" {
+		t.Fatalf("record after upgrade: %v, %v", e, err)
+	}
+}
+
+// TestBBoxUsesIndex shows that a bounding-box list over many records is
+// answered from the location index once the table has statistics.
+func TestBBoxUsesIndex(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s := openTestStore(t, nil)
+	err := s.WithTx(ctx, func(tx cms.Store) error {
+		for i := range 5000 {
+			r := &cms.Resource{ID: fmt.Sprintf("r-%05d", i), Published: cms.Some(true),
+				LocationLat: cms.NullOf(float64(i%170) - 85), LocationLon: cms.NullOf(float64(i%350) - 175)}
+			if err := tx.PutRecord(ctx, &cms.Entry{Account: "a", Record: r, Updated: time.Now()}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Write().ExecContext(ctx, "ANALYZE records"); err != nil {
+		t.Fatal(err)
+	}
+	query, args := s.ListQuery(cms.ListParams{Account: "a", Kind: cms.KindResource,
+		BBox: &cms.BBox{MinLon: 9, MinLat: 45, MaxLon: 10, MaxLat: 46}}, "", 256)
+	var plan []string
+	if err := s.Write().NewRaw("EXPLAIN "+query, args...).Scan(ctx, &plan); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(plan, "\n")
+	if !strings.Contains(text, "records_geo") || strings.Contains(text, "Seq Scan") {
+		t.Fatalf("plan does not use records_geo:\n%s", text)
+	}
+	t.Logf("query plan:\n%s", text)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"testing/fstest"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/migrate"
@@ -39,4 +40,25 @@ func Applied(ctx context.Context, db *bun.DB) ([]string, error) {
 	var names []string
 	err := db.NewRaw("SELECT name FROM cms_migrations ORDER BY name").Scan(ctx, &names)
 	return names, err
+}
+
+// FirstMigrations returns a file system holding the first n migration files
+// of fsys, so tests can open a schema as an older version left it.
+func FirstMigrations(fsys fs.FS, n int) (fs.FS, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, err
+	}
+	if len(entries) < n {
+		return nil, fmt.Errorf("only %d migrations", len(entries))
+	}
+	sub := fstest.MapFS{}
+	for _, e := range entries[:n] {
+		data, err := fs.ReadFile(fsys, e.Name())
+		if err != nil {
+			return nil, err
+		}
+		sub[e.Name()] = &fstest.MapFile{Data: data}
+	}
+	return sub, nil
 }

@@ -116,6 +116,20 @@ func (s *Store) ListRecords(ctx context.Context, p cms.ListParams) iter.Seq2[*cm
 }
 
 func (s *Store) listChunk(ctx context.Context, p cms.ListParams, after string, n int) ([]recordRow, error) {
+	query, args := s.ListQuery(p, after, n)
+	var rows []recordRow
+	if err := s.read.NewRaw(query, args...).Scan(ctx, &rows); err != nil {
+		return nil, s.fail(err)
+	}
+	return rows, nil
+}
+
+// ListQuery returns the query of one chunk of ListRecords: at most n
+// records of p with ids above after. Adapter tests explain it.
+func (s *Store) ListQuery(p cms.ListParams, after string, n int) (string, []any) {
+	if after == "" {
+		after = p.After
+	}
 	table := "records"
 	where := []string{"account = ?", "kind = ?"}
 	args := []any{p.Account, string(p.Kind)}
@@ -151,13 +165,8 @@ func (s *Store) listChunk(ctx context.Context, p cms.ListParams, after string, n
 		args = append(args, p.Account, p.MapID)
 	}
 	args = append(args, n)
-	query := "SELECT " + recordColumns + " FROM " + table + " WHERE " + strings.Join(where, " AND ") +
-		" ORDER BY id LIMIT ?"
-	var rows []recordRow
-	if err := s.read.NewRaw(query, args...).Scan(ctx, &rows); err != nil {
-		return nil, s.fail(err)
-	}
-	return rows, nil
+	return "SELECT " + recordColumns + " FROM " + table + " WHERE " + strings.Join(where, " AND ") +
+		" ORDER BY id LIMIT ?", args
 }
 
 // entries decodes rows and fills the assignment lists of Resources and Maps.

@@ -8,7 +8,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/bwcms/cms/cms"
@@ -56,6 +55,9 @@ func New(opts Options) *Store {
 	}
 	return &Store{opts: &opts, docs: cms.NewDocumentCodec(), write: opts.Write, read: opts.Read}
 }
+
+// Write returns the database writes go to (for adapter tests and tools).
+func (s *Store) Write() *bun.DB { return s.opts.Write }
 
 // Features implements cms.Store.
 func (s *Store) Features() cms.Features { return s.opts.Features }
@@ -161,11 +163,4 @@ func dedupe(ids []string) []string {
 		}
 	}
 	return out
-}
-
-func wrap(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("%s: %w", op, err)
 }

@@ -1,0 +1,146 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bwcms/cms/adapters/internal/bunstore"
+	"github.com/bwcms/cms/cms"
+)
+
+func openTestStore(tb testing.TB) *Store {
+	tb.Helper()
+	s, err := Open(tb.Context(), filepath.Join(tb.TempDir(), "cms.db"), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+// firstMigrations returns the embedded migrations up to and including n.
+func firstMigrations(tb testing.TB, n int) fs.FS {
+	tb.Helper()
+	sub, err := fs.Sub(migrations, "migrations")
+	if err == nil {
+		sub, err = bunstore.FirstMigrations(sub, n)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return sub
+}
+
+func applied(tb testing.TB, s *Store) []string {
+	tb.Helper()
+	names, err := bunstore.Applied(tb.Context(), s.Write())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return names
+}
+
+func TestMigrations(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "cms.db")
+
+	// An older schema: only the first migration.
+	old, err := Open(ctx, path, &Options{migrations: firstMigrations(t, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := &cms.Entry{Account: "a", Record: &cms.Resource{ID: "r-1", Title: cms.Langs[string]{"en": "kept"}}, Updated: time.Now()}
+	if err := old.PutRecord(ctx, put); err != nil {
+		t.Fatal(err)
+	}
+	if got := applied(t, old); len(got) != 1 {
+		t.Fatalf("old schema applied %v, want one migration", got)
+	}
+	old.Close()
+
+	// Opening with every migration upgrades it and keeps the data.
+	s, err := Open(ctx, path, nil)
+	if err != nil {
+		t.Fatalf("open older schema: %v", err)
+	}
+	all, _ := fs.ReadDir(migrations, "migrations")
+	if got := applied(t, s); len(got) != len(all) {
+		t.Fatalf("applied %v, want %d migrations", got, len(all))
+	}
+	if err := s.CreateAccount(ctx, cms.Account{ID: "a", Langs: cms.Languages{Default: "en", All: []string{"en"}}}); err != nil {
+		t.Fatalf("table of a later migration: %v", err)
+	}
+	e, err := s.GetRecord(ctx, "a", cms.KindResource, "r-1")
+	if err != nil || e.Record.(*cms.Resource).Title["en"] != "kept" {
+		t.Fatalf("record after upgrade: %v, %v", e, err)
+	}
+	s.Close()
+
+	// Opening again, and twice at once, changes nothing and fails nothing.
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	for range 2 {
+		wg.Go(func() {
+			s, err := Open(ctx, path, nil)
+			if err == nil {
+				err = s.Close()
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("reopen: %v", err)
+		}
+	}
+	s, err = Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got := applied(t, s); len(got) != len(all) || !slices.IsSorted(got) {
+		t.Fatalf("after reopening: applied %v", got)
+	}
+}
+
+// TestBBoxUsesIndex shows that a bounding-box list is answered from the
+// location index, not by scanning the records.
+func TestBBoxUsesIndex(t *testing.T) {
+	t.Parallel()
+	s := openTestStore(t)
+	plan := explain(t, s, cms.ListParams{Account: "a", Kind: cms.KindResource,
+		BBox: &cms.BBox{MinLon: 9, MinLat: 45, MaxLon: 10, MaxLat: 46}})
+	if !strings.Contains(plan, "USING INDEX records_geo") || strings.Contains(plan, "SCAN records ") {
+		t.Fatalf("plan does not use records_geo:\n%s", plan)
+	}
+	t.Logf("query plan:\n%s", plan)
+}
+
+func explain(tb testing.TB, s *Store, p cms.ListParams) string {
+	tb.Helper()
+	query, args := s.ListQuery(p, "", 256)
+	var rows []struct {
+		ID     int    `bun:"id"`
+		Parent int    `bun:"parent"`
+		NotUse int    `bun:"notused"`
+		Detail string `bun:"detail"`
+	}
+	if err := s.Write().NewRaw("EXPLAIN QUERY PLAN "+query, args...).Scan(context.Background(), &rows); err != nil {
+		tb.Fatal(err)
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintln(&b, r.Detail)
+	}
+	return b.String()
+}
