@@ -74,9 +74,6 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: dsn: %w", err)
 	}
-	// bun writes arguments into the query text, so preparing statements
-	// would prepare every query anew; the simple protocol avoids that.
-	config.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	sqldb := stdlib.OpenDB(*config)
 	sqldb.SetMaxOpenConns(o.MaxConns)
 	sqldb.SetMaxIdleConns(o.MaxIdleConns)
@@ -95,6 +92,9 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		Features:  cms.Features{Name: "postgres", ConcurrentBatchClaims: true},
 		Translate: translate,
 		ClaimLock: "FOR UPDATE SKIP LOCKED",
+		InList:    "= ANY(?)",
+		List:      func(ids []string) any { return ids },
+		Numbered:  true,
 		Close:     db.Close,
 	})}, nil
 }

@@ -26,6 +26,8 @@ func dsn(path string, busy time.Duration, readOnly bool) string {
 	q.Set("_foreign_keys", "on")
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_txlock", "immediate")
+	// Reuse prepared statements: the store's query texts are constant.
+	q.Set("_stmt_cache_size", "64")
 	if readOnly {
 		q.Set("mode", "ro")
 	}

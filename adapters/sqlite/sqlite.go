@@ -10,6 +10,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"runtime"
@@ -93,6 +94,8 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		Features:  cms.Features{Name: "sqlite"},
 		Translate: translate,
 		GeoIndex:  "records INDEXED BY records_geo",
+		InList:    "IN (SELECT value FROM json_each(?))",
+		List:      jsonList,
 		Close: func() error {
 			rerr := read.Close()
 			if err := write.Close(); err != nil {
@@ -101,4 +104,10 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 			return rerr
 		},
 	})}, nil
+}
+
+// jsonList passes a list as one JSON array argument, read by json_each.
+func jsonList(ids []string) any {
+	b, _ := json.Marshal(ids) // a []string always marshals
+	return string(b)
 }

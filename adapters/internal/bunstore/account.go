@@ -36,7 +36,7 @@ func (s *Store) CreateAccount(ctx context.Context, a cms.Account) error {
 // GetAccount implements cms.Store.
 func (s *Store) GetAccount(ctx context.Context, id string) (cms.Account, error) {
 	var rows []accountRow
-	if err := s.read.NewRaw("SELECT id, lang, langs FROM accounts WHERE id = ?", id).Scan(ctx, &rows); err != nil {
+	if err := s.scan(ctx, s.read, &rows, "SELECT id, lang, langs FROM accounts WHERE id = ?", id); err != nil {
 		return cms.Account{}, s.fail(err)
 	}
 	if len(rows) == 0 {
@@ -48,7 +48,7 @@ func (s *Store) GetAccount(ctx context.Context, id string) (cms.Account, error) 
 // ListAccounts implements cms.Store.
 func (s *Store) ListAccounts(ctx context.Context) ([]cms.Account, error) {
 	var rows []accountRow
-	if err := s.read.NewRaw("SELECT id, lang, langs FROM accounts ORDER BY id").Scan(ctx, &rows); err != nil {
+	if err := s.scan(ctx, s.read, &rows, "SELECT id, lang, langs FROM accounts ORDER BY id"); err != nil {
 		return nil, s.fail(err)
 	}
 	accounts := make([]cms.Account, 0, len(rows))
@@ -109,7 +109,7 @@ const userColumns = "name, account, password_hash, perms, disabled, changed_at"
 // GetUser implements cms.Store.
 func (s *Store) GetUser(ctx context.Context, name string) (cms.User, error) {
 	var rows []userRow
-	if err := s.read.NewRaw("SELECT "+userColumns+" FROM users WHERE name = ?", name).Scan(ctx, &rows); err != nil {
+	if err := s.scan(ctx, s.read, &rows, "SELECT "+userColumns+" FROM users WHERE name = ?", name); err != nil {
 		return cms.User{}, s.fail(err)
 	}
 	if len(rows) == 0 {
@@ -135,7 +135,7 @@ func (s *Store) ListUsers(ctx context.Context, account string) ([]cms.User, erro
 		query, args = "SELECT "+userColumns+" FROM users WHERE account = ? ORDER BY name", []any{account}
 	}
 	var rows []userRow
-	if err := s.read.NewRaw(query, args...).Scan(ctx, &rows); err != nil {
+	if err := s.scan(ctx, s.read, &rows, query, args...); err != nil {
 		return nil, s.fail(err)
 	}
 	users := make([]cms.User, 0, len(rows))
@@ -175,8 +175,8 @@ func (s *Store) AddLoginFailure(ctx context.Context, username string, at, since 
 // LoginFailures implements cms.Store.
 func (s *Store) LoginFailures(ctx context.Context, username string, since time.Time) (int, time.Time, error) {
 	var rows []failureCount
-	err := s.read.NewRaw("SELECT COUNT(*) AS n, MIN(at) AS oldest FROM login_failures WHERE username = ? AND at >= ?",
-		username, micros(since)).Scan(ctx, &rows)
+	err := s.scan(ctx, s.read, &rows, "SELECT COUNT(*) AS n, MIN(at) AS oldest FROM login_failures WHERE username = ? AND at >= ?",
+		username, micros(since))
 	if err != nil || len(rows) == 0 {
 		return 0, time.Time{}, s.fail(err)
 	}
@@ -192,7 +192,7 @@ func (s *Store) ResetLoginFailures(ctx context.Context, username string) error {
 // Setting implements cms.Store.
 func (s *Store) Setting(ctx context.Context, key string) (string, error) {
 	var values []string
-	if err := s.read.NewRaw("SELECT value FROM settings WHERE key = ?", key).Scan(ctx, &values); err != nil {
+	if err := s.scan(ctx, s.read, &values, "SELECT value FROM settings WHERE key = ?", key); err != nil {
 		return "", s.fail(err)
 	}
 	if len(values) == 0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/bwcms/cms/cms"
-	"github.com/uptrace/bun"
 )
 
 // side names the columns of one side of the assignments table.
@@ -41,16 +40,16 @@ func (s *Store) setSide(ctx context.Context, account string, sd side, owner stri
 		del := "DELETE FROM assignments WHERE account = ? AND " + sd.owner + " = ? AND role = ?"
 		args := []any{account, owner, string(role)}
 		if len(others) > 0 {
-			del += " AND " + sd.other + " NOT IN (?)"
-			args = append(args, bun.In(others))
+			del += " AND NOT " + sd.other + " " + s.opts.InList
+			args = append(args, s.opts.List(others))
 		}
 		if _, err := s.exec(ctx, del, args...); err != nil {
 			return err
 		}
 		for pos, other := range others {
 			var roles []string
-			err := s.write.NewRaw("SELECT role FROM assignments WHERE account = ? AND "+sd.owner+" = ? AND "+sd.other+" = ?",
-				account, owner, other).Scan(ctx, &roles)
+			err := s.scan(ctx, s.write, &roles, "SELECT role FROM assignments WHERE account = ? AND "+sd.owner+" = ? AND "+sd.other+" = ?",
+				account, owner, other)
 			if err != nil {
 				return s.fail(err)
 			}
@@ -90,8 +89,8 @@ func (s *Store) ResourceMaps(ctx context.Context, account, resourceID string, ro
 
 func (s *Store) sideList(ctx context.Context, account string, sd side, owner string, role cms.Role) ([]string, error) {
 	ids := []string{}
-	err := s.read.NewRaw("SELECT "+sd.other+" FROM assignments WHERE account = ? AND "+sd.owner+" = ? AND role = ? ORDER BY "+sd.ownerPos,
-		account, owner, string(role)).Scan(ctx, &ids)
+	err := s.scan(ctx, s.read, &ids, "SELECT "+sd.other+" FROM assignments WHERE account = ? AND "+sd.owner+" = ? AND role = ? ORDER BY "+sd.ownerPos,
+		account, owner, string(role))
 	return ids, s.fail(err)
 }
 
@@ -110,8 +109,8 @@ func (s *Store) fillAssignments(ctx context.Context, account string, kind cms.Ki
 		owners[i] = e.Record.RecordID()
 	}
 	var rows []assignmentRow
-	err := s.read.NewRaw("SELECT map_id, resource_id, role FROM assignments WHERE account = ? AND "+sd.owner+
-		" IN (?) ORDER BY "+sd.owner+", "+sd.ownerPos, account, bun.In(owners)).Scan(ctx, &rows)
+	err := s.scan(ctx, s.read, &rows, "SELECT map_id, resource_id, role FROM assignments WHERE account = ? AND "+sd.owner+
+		" "+s.opts.InList+" ORDER BY "+sd.owner+", "+sd.ownerPos, account, s.opts.List(owners))
 	if err != nil {
 		return s.fail(err)
 	}

@@ -51,12 +51,12 @@ func (s *Store) EnqueueBatch(ctx context.Context, b *cms.Batch) error {
 // ClaimBatch implements cms.Store.
 func (s *Store) ClaimBatch(ctx context.Context, owner string, now, leaseUntil time.Time) (*cms.Batch, error) {
 	var rows []batchRow
-	err := s.write.NewRaw("UPDATE batches SET owner = ?, lease_until = ?, attempts = attempts + 1, "+
+	err := s.scan(ctx, s.write, &rows, "UPDATE batches SET owner = ?, lease_until = ?, attempts = attempts + 1, "+
 		"status_at = CASE WHEN status = ? THEN ? ELSE status_at END, status = ? "+
 		"WHERE id = (SELECT id FROM batches WHERE status = ? OR (status = ? AND lease_until < ?) "+
 		"ORDER BY requested_at, id LIMIT 1 "+s.opts.ClaimLock+") RETURNING "+batchColumns+", payload",
 		owner, micros(leaseUntil), string(cms.BatchWaiting), micros(now), string(cms.BatchProcessing),
-		string(cms.BatchWaiting), string(cms.BatchProcessing), micros(now)).Scan(ctx, &rows)
+		string(cms.BatchWaiting), string(cms.BatchProcessing), micros(now))
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -90,8 +90,8 @@ func (s *Store) FinishBatch(ctx context.Context, id, owner string, status cms.Ba
 // GetBatch implements cms.Store.
 func (s *Store) GetBatch(ctx context.Context, account string, kind cms.Kind, id string) (*cms.Batch, error) {
 	var rows []batchRow
-	err := s.read.NewRaw("SELECT "+batchColumns+" FROM batches WHERE id = ? AND account = ? AND kind = ?",
-		id, account, string(kind)).Scan(ctx, &rows)
+	err := s.scan(ctx, s.read, &rows, "SELECT "+batchColumns+" FROM batches WHERE id = ? AND account = ? AND kind = ?",
+		id, account, string(kind))
 	if err != nil {
 		return nil, s.fail(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/bwcms/cms/cms"
-	"github.com/uptrace/bun"
 )
 
 // listChunk is how many records ListRecords reads per query: streaming in
@@ -34,8 +33,8 @@ const recordColumns = "account, kind, id, published, updated_at, lat, lon, stats
 // GetRecord implements cms.Store.
 func (s *Store) GetRecord(ctx context.Context, account string, kind cms.Kind, id string) (*cms.Entry, error) {
 	var rows []recordRow
-	err := s.read.NewRaw("SELECT "+recordColumns+" FROM records WHERE account = ? AND kind = ? AND id = ?",
-		account, string(kind), id).Scan(ctx, &rows)
+	err := s.scan(ctx, s.read, &rows, "SELECT "+recordColumns+" FROM records WHERE account = ? AND kind = ? AND id = ?",
+		account, string(kind), id)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -56,8 +55,8 @@ func (s *Store) GetRecords(ctx context.Context, account string, kind cms.Kind, i
 		return []*cms.Entry{}, nil
 	}
 	var rows []recordRow
-	err := s.read.NewRaw("SELECT "+recordColumns+" FROM records WHERE account = ? AND kind = ? AND id IN (?)",
-		account, string(kind), bun.In(ids)).Scan(ctx, &rows)
+	err := s.scan(ctx, s.read, &rows, "SELECT "+recordColumns+" FROM records WHERE account = ? AND kind = ? AND id "+s.opts.InList,
+		account, string(kind), s.opts.List(ids))
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -118,7 +117,7 @@ func (s *Store) ListRecords(ctx context.Context, p cms.ListParams) iter.Seq2[*cm
 func (s *Store) listChunk(ctx context.Context, p cms.ListParams, after string, n int) ([]recordRow, error) {
 	query, args := s.ListQuery(p, after, n)
 	var rows []recordRow
-	if err := s.read.NewRaw(query, args...).Scan(ctx, &rows); err != nil {
+	if err := s.scan(ctx, s.read, &rows, query, args...); err != nil {
 		return nil, s.fail(err)
 	}
 	return rows, nil
@@ -251,14 +250,13 @@ func (s *Store) putAliases(ctx context.Context, account, kind, id string, aliase
 }
 
 type refRow struct {
-	bun.BaseModel `bun:"table:refs"`
-	Account       string `bun:"account"`
-	FromKind      string `bun:"from_kind"`
-	FromID        string `bun:"from_id"`
-	Field         string `bun:"field"`
-	ToKind        string `bun:"to_kind"`
-	ToID          string `bun:"to_id"`
-	Single        bool   `bun:"single"`
+	Account  string `bun:"account"`
+	FromKind string `bun:"from_kind"`
+	FromID   string `bun:"from_id"`
+	Field    string `bun:"field"`
+	ToKind   string `bun:"to_kind"`
+	ToID     string `bun:"to_id"`
+	Single   bool   `bun:"single"`
 }
 
 func (s *Store) putRefs(ctx context.Context, account, kind, id string, refs []cms.Reference) error {
@@ -268,13 +266,18 @@ func (s *Store) putRefs(ctx context.Context, account, kind, id string, refs []cm
 	if len(refs) == 0 {
 		return nil
 	}
-	rows := make([]refRow, len(refs))
+	var q strings.Builder
+	q.WriteString("INSERT INTO refs (account, from_kind, from_id, field, to_kind, to_id, single) VALUES ")
+	args := make([]any, 0, 7*len(refs))
 	for i, r := range refs {
-		rows[i] = refRow{Account: account, FromKind: kind, FromID: id, Field: r.Field,
-			ToKind: r.ToKind, ToID: r.ToID, Single: r.Single}
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(?, ?, ?, ?, ?, ?, ?)")
+		args = append(args, account, kind, id, r.Field, r.ToKind, r.ToID, r.Single)
 	}
-	_, err := s.write.NewInsert().Model(&rows).Exec(ctx)
-	return s.fail(err)
+	_, err := s.exec(ctx, q.String(), args...)
+	return err
 }
 
 // DeleteRecord implements cms.Store.
@@ -326,8 +329,8 @@ func (s *Store) CountAccess(ctx context.Context, account string, kind cms.Kind, 
 // AliasHolder implements cms.Store.
 func (s *Store) AliasHolder(ctx context.Context, account string, kind cms.Kind, lang, alias string) (string, error) {
 	var ids []string
-	err := s.read.NewRaw("SELECT record_id FROM aliases WHERE account = ? AND kind = ? AND lang = ? AND alias = ?",
-		account, string(kind), lang, alias).Scan(ctx, &ids)
+	err := s.scan(ctx, s.read, &ids, "SELECT record_id FROM aliases WHERE account = ? AND kind = ? AND lang = ? AND alias = ?",
+		account, string(kind), lang, alias)
 	if err != nil {
 		return "", s.fail(err)
 	}
@@ -344,9 +347,9 @@ func (s *Store) Referrers(ctx context.Context, account string, kind cms.Kind, id
 		kinds = append(kinds, "mapOrLanding")
 	}
 	var rows []refRow
-	err := s.read.NewRaw("SELECT account, from_kind, from_id, field, to_kind, to_id, single FROM refs "+
-		"WHERE account = ? AND to_id = ? AND to_kind IN (?) ORDER BY from_kind, from_id, field",
-		account, id, bun.In(kinds)).Scan(ctx, &rows)
+	err := s.scan(ctx, s.read, &rows, "SELECT account, from_kind, from_id, field, to_kind, to_id, single FROM refs "+
+		"WHERE account = ? AND to_id = ? AND to_kind "+s.opts.InList+" ORDER BY from_kind, from_id, field",
+		account, id, s.opts.List(kinds))
 	if err != nil {
 		return nil, s.fail(err)
 	}

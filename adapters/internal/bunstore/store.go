@@ -8,6 +8,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/bwcms/cms/cms"
@@ -30,17 +33,34 @@ type Options struct {
 	// GeoIndex is the table expression that makes a bounding-box query use
 	// the location index ("records INDEXED BY records_geo" on SQLite).
 	GeoIndex string
+	// InList is the condition that tests a column against a list passed as
+	// one argument (List makes the argument): constant query texts let the
+	// driver reuse prepared statements whatever the list's length.
+	InList string
+	List   func(ids []string) any
+	// Numbered turns ? placeholders into $1, $2, ... (PostgreSQL).
+	Numbered bool
 	// Close releases what the adapter opened.
 	Close func() error
 }
 
-// Store implements cms.Store on bun.
+// Store implements cms.Store on bun. bun opens the pools, runs
+// transactions and migrations and scans rows into structs; the queries go
+// to database/sql with their arguments, so each text is prepared once per
+// connection instead of being rebuilt with the values inlined.
 type Store struct {
 	opts  *Options
 	docs  *cms.Codec
-	write bun.IDB
-	read  bun.IDB
+	write conn
+	read  conn
 	inTx  bool
+	texts *sync.Map // query text as written -> text for the driver
+}
+
+// conn is what *sql.DB and *sql.Tx share.
+type conn interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
 var _ cms.Store = (*Store)(nil)
@@ -53,7 +73,7 @@ func New(opts Options) *Store {
 	if opts.GeoIndex == "" {
 		opts.GeoIndex = "records"
 	}
-	return &Store{opts: &opts, docs: cms.NewDocumentCodec(), write: opts.Write, read: opts.Read}
+	return &Store{opts: &opts, docs: cms.NewDocumentCodec(), write: opts.Write.DB, read: opts.Read.DB, texts: new(sync.Map)}
 }
 
 // Write returns the database writes go to (for adapter tests and tools).
@@ -76,7 +96,7 @@ func (s *Store) WithTx(ctx context.Context, fn func(tx cms.Store) error) error {
 		return fn(s)
 	}
 	err := s.opts.Write.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return fn(&Store{opts: s.opts, docs: s.docs, write: tx, read: tx, inTx: true})
+		return fn(&Store{opts: s.opts, docs: s.docs, write: tx.Tx, read: tx.Tx, inTx: true, texts: s.texts})
 	})
 	return s.fail(err)
 }
@@ -122,12 +142,47 @@ func conflict(what string) error {
 
 // exec runs a statement on the write side and returns the rows it touched.
 func (s *Store) exec(ctx context.Context, query string, args ...any) (int64, error) {
-	res, err := s.write.NewRaw(query, args...).Exec(ctx)
+	res, err := s.write.ExecContext(ctx, s.text(query), args...)
 	if err != nil {
 		return 0, s.fail(err)
 	}
 	n, err := res.RowsAffected()
 	return n, s.fail(err)
+}
+
+// scan runs a query on c and scans its rows into dest (a pointer to a slice
+// of structs with bun tags, or of plain values).
+func (s *Store) scan(ctx context.Context, c conn, dest any, query string, args ...any) error {
+	rows, err := c.QueryContext(ctx, s.text(query), args...)
+	if err != nil {
+		return s.fail(err)
+	}
+	if err := s.opts.Write.ScanRows(ctx, rows, dest); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return s.fail(err)
+	}
+	return nil
+}
+
+// text returns query with the placeholders the driver wants.
+func (s *Store) text(query string) string {
+	if !s.opts.Numbered {
+		return query
+	}
+	if t, ok := s.texts.Load(query); ok {
+		return t.(string)
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	s.texts.Store(query, b.String())
+	return b.String()
 }
 
 // Times are stored as microseconds since the Unix epoch (UTC) in both

@@ -35,8 +35,8 @@ func (s *Store) CreateRefreshToken(ctx context.Context, t cms.RefreshToken) erro
 // GetRefreshToken implements cms.Store.
 func (s *Store) GetRefreshToken(ctx context.Context, hash []byte) (cms.RefreshToken, error) {
 	var rows []tokenRow
-	err := s.read.NewRaw("SELECT hash, family, parent, username, account, issued, expires, family_expires, used_at, "+
-		"revoked_at FROM refresh_tokens WHERE hash = ?", hash).Scan(ctx, &rows)
+	err := s.scan(ctx, s.read, &rows, "SELECT hash, family, parent, username, account, issued, expires, family_expires, used_at, "+
+		"revoked_at FROM refresh_tokens WHERE hash = ?", hash)
 	if err != nil {
 		return cms.RefreshToken{}, s.fail(err)
 	}
