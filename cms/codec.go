@@ -27,6 +27,8 @@ type objectCodec struct {
 	spec  *typeSpec
 	names map[string]binding
 	out   []binding // readable fields in write order
+	// bindings lists each field's wire bindings (one per language).
+	bindings map[*fieldSpec][]binding
 }
 
 type binding struct {
@@ -78,7 +80,7 @@ func newCodec(langs Languages, document bool) (*Codec, error) {
 func (c *Codec) Languages() Languages { return c.langs }
 
 func (c *Codec) objectCodec(k Kind, spec *typeSpec) *objectCodec {
-	oc := &objectCodec{kind: k, spec: spec, names: make(map[string]binding)}
+	oc := &objectCodec{kind: k, spec: spec, names: make(map[string]binding), bindings: make(map[*fieldSpec][]binding)}
 	allLangs := append([]string{c.langs.Default}, c.langs.Others()...)
 	for _, f := range spec.fields {
 		if c.document && (f.readOnly || f.writeOnly || f.assign) {
@@ -100,6 +102,7 @@ func (c *Codec) objectCodec(k Kind, spec *typeSpec) *objectCodec {
 			b.quoted, _ = jsontext.AppendQuote(nil, b.wire)
 			b.quoted = append(b.quoted, ':')
 			oc.names[b.wire] = b
+			oc.bindings[f] = append(oc.bindings[f], b)
 			if !f.writeOnly {
 				oc.out = append(oc.out, b)
 			}

@@ -80,7 +80,7 @@ func (c *Codec) DecodeFrom(dec *jsontext.Decoder, rec Record) error {
 	if dec.StackDepth()+1 > MaxDepth {
 		return malformed(errTooDeep)
 	}
-	d := decodeState{dec: dec}
+	d := decodeState{dec: dec, trusted: c.document}
 	if _, err := dec.ReadToken(); err != nil {
 		return malformed(err)
 	}
@@ -124,6 +124,7 @@ type decodeState struct {
 	problems []fieldProblem
 	err      error // a syntax error: the whole body is malformed
 	id       idState
+	trusted  bool // a stored document: shapes only, no ranges
 }
 
 // idState tells how the body gave its id.
@@ -256,7 +257,7 @@ func (d *decodeState) value(b binding, fv reflect.Value, prefix string) {
 		setBool(fv, tok.Bool())
 	case typeNumber:
 		n, err := tok.Float()
-		if err != nil || !f.inRange(n) {
+		if err != nil || (!d.trusted && !f.inRange(n)) {
 			d.problem(prefix, b.wire, rangeText(f))
 			return
 		}

@@ -22,6 +22,14 @@ func (c *Codec) Append(dst []byte, rec Record) []byte {
 // Marshal returns rec as JSON; see Append.
 func (c *Codec) Marshal(rec Record) []byte { return c.Append(make([]byte, 0, 4096), rec) }
 
+// AppendPatch appends rec as a body would send it: only the fields that are
+// set (absent ones left out, explicit nulls kept), write-only ones included.
+// Decoding the result gives rec back.
+func (c *Codec) AppendPatch(dst []byte, rec Record) []byte {
+	oc, v := c.kind(rec)
+	return appendPatch(dst, oc, v)
+}
+
 func appendObject(dst []byte, oc *objectCodec, v reflect.Value) []byte {
 	dst = append(dst, '{')
 	for i, b := range oc.out {
@@ -32,6 +40,55 @@ func appendObject(dst []byte, oc *objectCodec, v reflect.Value) []byte {
 		dst = appendField(dst, b, v.Field(b.field.index))
 	}
 	return append(dst, '}')
+}
+
+func appendPatch(dst []byte, oc *objectCodec, v reflect.Value) []byte {
+	dst = append(dst, '{')
+	n := 0
+	for _, f := range oc.spec.fields {
+		for _, b := range oc.bindings[f] {
+			fv := v.Field(f.index)
+			if !isSet(fv, b) {
+				continue
+			}
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			n++
+			dst = append(dst, b.quoted...)
+			if b.item != nil {
+				list := fv.Field(0)
+				dst = append(dst, '[')
+				for i := range list.Len() {
+					if i > 0 {
+						dst = append(dst, ',')
+					}
+					dst = appendPatch(dst, b.item, list.Index(i))
+				}
+				dst = append(dst, ']')
+				continue
+			}
+			dst = appendField(dst, b, fv)
+		}
+	}
+	return append(dst, '}')
+}
+
+// isSet reports whether field fv (in b's language) is present.
+func isSet(fv reflect.Value, b binding) bool {
+	switch p := fv.Addr().Interface().(type) {
+	case *string:
+		return *p != "" || b.field.required
+	case *int64:
+		return *p != 0
+	case *Langs[string]:
+		_, ok := (*p)[b.lang]
+		return ok
+	case *Langs[Null[string]]:
+		return (*p)[b.lang].Set
+	}
+	// Opt and Null: the Set field.
+	return fv.FieldByName("Set").Bool()
 }
 
 func appendField(dst []byte, b binding, fv reflect.Value) []byte {

@@ -100,7 +100,9 @@ type ListParams struct {
 
 // RecordStore keeps records.
 type RecordStore interface {
-	// GetRecord returns one record. CodeNotFound when there is none.
+	// GetRecord returns one record. CodeNotFound when there is none. Inside
+	// WithTx it holds the record until the transaction ends, so a
+	// read-modify-write loses no concurrent update.
 	GetRecord(ctx context.Context, account string, kind Kind, id string) (*Entry, error)
 	// GetRecords returns the records of ids that exist, in the order of ids
 	// (an id given twice comes once). None found is an empty slice, not an

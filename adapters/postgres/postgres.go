@@ -92,6 +92,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		Features:  cms.Features{Name: "postgres", ConcurrentBatchClaims: true},
 		Translate: translate,
 		ClaimLock: "FOR UPDATE SKIP LOCKED",
+		RowLock:   "FOR UPDATE",
 		InList:    "= ANY(?)",
 		List:      func(ids []string) any { return ids },
 		Numbered:  true,

@@ -33,8 +33,11 @@ const recordColumns = "account, kind, id, published, updated_at, lat, lon, stats
 // GetRecord implements cms.Store.
 func (s *Store) GetRecord(ctx context.Context, account string, kind cms.Kind, id string) (*cms.Entry, error) {
 	var rows []recordRow
-	err := s.scan(ctx, s.read, &rows, "SELECT "+recordColumns+" FROM records WHERE account = ? AND kind = ? AND id = ?",
-		account, string(kind), id)
+	query := "SELECT " + recordColumns + " FROM records WHERE account = ? AND kind = ? AND id = ?"
+	if s.inTx && s.opts.RowLock != "" {
+		query += " " + s.opts.RowLock
+	}
+	err := s.scan(ctx, s.read, &rows, query, account, string(kind), id)
 	if err != nil {
 		return nil, s.fail(err)
 	}

@@ -38,6 +38,10 @@ type Options struct {
 	// driver reuse prepared statements whatever the list's length.
 	InList string
 	List   func(ids []string) any
+	// RowLock is appended to GetRecord inside a transaction so that a
+	// read-modify-write holds the row ("FOR UPDATE" on PostgreSQL; SQLite's
+	// transactions hold the write lock from their start).
+	RowLock string
 	// Numbered turns ? placeholders into $1, $2, ... (PostgreSQL).
 	Numbered bool
 	// Close releases what the adapter opened.

@@ -1,0 +1,102 @@
+package cms
+
+import "testing"
+
+// The benchmarks run on the full Resource fixture in en, it and de (about
+// 4 KB of JSON): the per-request work of an upsert body and of a read.
+
+// BenchmarkResourceDecodeValidateEncode is the work of one upsert body:
+// strict decode with the field rules, the whole-record rules (Validate),
+// and the encoding of the answer into a reused buffer.
+func BenchmarkResourceDecodeValidateEncode(b *testing.B) {
+	c := mustCodec(b, testLangs(b))
+	body := c.Marshal(fullResource(b))
+	buf := make([]byte, 0, 2*len(body))
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var r Resource
+		if err := c.Decode(body, &r); err != nil {
+			b.Fatal(err)
+		}
+		if err := c.Validate(&r); err != nil {
+			b.Fatal(err)
+		}
+		buf = c.Append(buf[:0], &r)
+	}
+}
+
+func BenchmarkResourceDecode(b *testing.B) {
+	c := mustCodec(b, testLangs(b))
+	body := c.Marshal(fullResource(b))
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var r Resource
+		if err := c.Decode(body, &r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkResourceValidate(b *testing.B) {
+	c := mustCodec(b, testLangs(b))
+	r := fullResource(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := c.Validate(r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkResourceEncode appends into a reused buffer, as a server
+// answering many reads would.
+func BenchmarkResourceEncode(b *testing.B) {
+	c := mustCodec(b, testLangs(b))
+	r := fullResource(b)
+	buf := c.Marshal(r)
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = c.Append(buf[:0], r)
+	}
+}
+
+// BenchmarkDocumentRoundTrip is the storage form written and read back.
+func BenchmarkDocumentRoundTrip(b *testing.B) {
+	docs := NewDocumentCodec()
+	r := fullResource(b)
+	buf := docs.Marshal(r)
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = docs.Append(buf[:0], r)
+		var got Resource
+		if err := docs.Decode(buf, &got); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkNewCodec is the cost of building a codec (reflection over the
+// four kinds), paid once per language configuration.
+func BenchmarkNewCodec(b *testing.B) {
+	langs := testLangs(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := NewCodec(langs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkJSONSchema(b *testing.B) {
+	langs := testLangs(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := JSONSchema(KindResource, langs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,194 @@
+package cmstest
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bwcms/cms/cms"
+)
+
+// record is a small published record of kind with aliases.
+func record(kind cms.Kind, id string, aliases cms.Langs[string]) cms.Record {
+	rec := cms.NewRecord(kind)
+	v := reflect.ValueOf(rec).Elem()
+	v.FieldByName("ID").SetString(id)
+	v.FieldByName("Published").Set(reflect.ValueOf(cms.Some(true)))
+	v.FieldByName("Title").Set(reflect.ValueOf(cms.Langs[string]{"en": kind.Title() + " " + id}))
+	v.FieldByName("URLAlias").Set(reflect.ValueOf(aliases))
+	if m, ok := rec.(*cms.Map); ok {
+		m.RoutePlannerAuto, m.RoutePlannerColor, m.RoutePlannerWidth = cms.Some(false), cms.Some("#3388ff"), cms.Some(3.0)
+	}
+	return rec
+}
+
+// wantHolder checks AliasHolder: holder "" means none (CodeNotFound).
+func wantHolder(tb testing.TB, s cms.Store, account string, kind cms.Kind, lang, alias, want string) {
+	tb.Helper()
+	got, err := s.AliasHolder(tb.Context(), account, kind, lang, alias)
+	if want == "" {
+		if cms.ErrorCode(err) != cms.CodeNotFound {
+			tb.Errorf("AliasHolder(%s, %s, %s, %q): got %q, %v; want CodeNotFound", account, kind, lang, alias, got, err)
+		}
+		return
+	}
+	if err != nil || got != want {
+		tb.Errorf("AliasHolder(%s, %s, %s, %q): got %q, %v; want %q", account, kind, lang, alias, got, err, want)
+	}
+}
+
+// wantAliasError checks that err is PutRecord's alias clash.
+func wantAliasError(tb testing.TB, err error, want cms.AliasError, what string) {
+	tb.Helper()
+	wantCode(tb, err, cms.CodeConflict, what)
+	ae, ok := errors.AsType[*cms.AliasError](err)
+	if !ok {
+		tb.Errorf("%s: %v wraps no *cms.AliasError", what, err)
+		return
+	}
+	if *ae != want {
+		tb.Errorf("%s: got %+v, want %+v", what, *ae, want)
+	}
+}
+
+func testAliases(t *testing.T, open func(t *testing.T) cms.Store) {
+	t.Parallel()
+	t.Run("Holder", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		put(t, s, "a", record(cms.KindResource, "r-1", cms.Langs[string]{"en": "/lake", "it": "/lago", "de": "/see"}))
+		wantHolder(t, s, "a", cms.KindResource, "en", "/lake", "r-1")
+		wantHolder(t, s, "a", cms.KindResource, "it", "/lago", "r-1")
+		wantHolder(t, s, "a", cms.KindResource, "de", "/see", "r-1")
+		wantHolder(t, s, "a", cms.KindResource, "de", "/lago", "")
+		wantHolder(t, s, "a", cms.KindResource, "it", "/lake", "")
+		wantHolder(t, s, "a", cms.KindResource, "it", "/Lago", "")
+		wantHolder(t, s, "a", cms.KindMap, "it", "/lago", "")
+		wantHolder(t, s, "b", cms.KindResource, "it", "/lago", "")
+
+		// The same alias in another language, kind or account is no clash;
+		// neither is a record put again with its own aliases.
+		put(t, s, "a", record(cms.KindResource, "r-2", cms.Langs[string]{"de": "/lago"}))
+		for _, kind := range []cms.Kind{cms.KindMap, cms.KindLanding, cms.KindProposal} {
+			put(t, s, "a", record(kind, "x-1", cms.Langs[string]{"it": "/lago"}))
+			wantHolder(t, s, "a", kind, "it", "/lago", "x-1")
+		}
+		put(t, s, "b", record(cms.KindResource, "r-9", cms.Langs[string]{"it": "/lago"}))
+		put(t, s, "a", record(cms.KindResource, "r-1", cms.Langs[string]{"en": "/lake", "it": "/lago", "de": "/see"}))
+		wantHolder(t, s, "a", cms.KindResource, "de", "/lago", "r-2")
+		wantHolder(t, s, "a", cms.KindResource, "it", "/lago", "r-1")
+		wantHolder(t, s, "b", cms.KindResource, "it", "/lago", "r-9")
+
+		// An empty alias is not indexed (cms.Codec.Index), so it never clashes.
+		put(t, s, "a", record(cms.KindResource, "r-3", cms.Langs[string]{"en": ""}))
+		put(t, s, "a", record(cms.KindResource, "r-4", cms.Langs[string]{"en": ""}))
+		wantHolder(t, s, "a", cms.KindResource, "en", "", "")
+	})
+
+	t.Run("Clash", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		put(t, s, "a", record(cms.KindResource, "r-1", cms.Langs[string]{"en": "/lake", "it": "/lago"}))
+
+		// A new record: refused whole.
+		r2 := record(cms.KindResource, "r-2", cms.Langs[string]{"en": "/other", "it": "/lago", "de": "/r2"}).(*cms.Resource)
+		r2.POIResourceIDs = cms.NullOf([]string{"r-1"})
+		err := s.PutRecord(ctx, entry("a", r2, t0))
+		wantAliasError(t, err, cms.AliasError{Lang: "it", Alias: "/lago", Holder: "r-1"}, "new record, alias taken")
+		wantMissing(t, s, "a", cms.KindResource, "r-2")
+		wantHolder(t, s, "a", cms.KindResource, "en", "/other", "")
+		wantHolder(t, s, "a", cms.KindResource, "de", "/r2", "")
+		wantHolder(t, s, "a", cms.KindResource, "it", "/lago", "r-1")
+		if refs, err := s.Referrers(ctx, "a", cms.KindResource, "r-1"); err != nil || len(refs) != 0 {
+			t.Errorf("references of the refused record: %+v, %v", refs, err)
+		}
+
+		// A replacement: the stored version stays whole.
+		r3 := record(cms.KindResource, "r-3", cms.Langs[string]{"en": "/r3"})
+		put(t, s, "a", r3)
+		changed := record(cms.KindResource, "r-3", cms.Langs[string]{"en": "/r3-new", "it": "/lago"}).(*cms.Resource)
+		changed.Title["en"] = "changed"
+		changed.POIResourceIDs = cms.NullOf([]string{"r-1"})
+		err = s.PutRecord(ctx, entry("a", changed, t0.Add(time.Minute)))
+		wantAliasError(t, err, cms.AliasError{Lang: "it", Alias: "/lago", Holder: "r-1"}, "replacement, alias taken")
+		if got := get(t, s, "a", cms.KindResource, "r-3"); title(t, got) != "Resource r-3" || !got.Updated.Equal(t0) {
+			t.Errorf("the refused replacement changed the record: title %q, updated %v", title(t, got), got.Updated)
+		}
+		wantHolder(t, s, "a", cms.KindResource, "en", "/r3", "r-3")
+		wantHolder(t, s, "a", cms.KindResource, "en", "/r3-new", "")
+		if refs, err := s.Referrers(ctx, "a", cms.KindResource, "r-1"); err != nil || len(refs) != 0 {
+			t.Errorf("references of the refused replacement: %+v, %v", refs, err)
+		}
+
+		// Every kind keeps its aliases unique.
+		for _, kind := range cms.Kinds() {
+			put(t, s, "a", record(kind, "k-1", cms.Langs[string]{"de": "/same"}))
+			err := s.PutRecord(ctx, entry("a", record(kind, "k-2", cms.Langs[string]{"en": "/free", "de": "/same"}), t0))
+			wantAliasError(t, err, cms.AliasError{Lang: "de", Alias: "/same", Holder: "k-1"}, string(kind)+" alias taken")
+			wantMissing(t, s, "a", kind, "k-2")
+		}
+	})
+
+	t.Run("Release", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		put(t, s, "a", record(cms.KindResource, "r-1", cms.Langs[string]{"en": "/lake", "it": "/lago"}))
+
+		// Replacing a record releases the aliases it no longer has.
+		put(t, s, "a", record(cms.KindResource, "r-1", cms.Langs[string]{"en": "/lake", "it": "/lago-nuovo"}))
+		wantHolder(t, s, "a", cms.KindResource, "it", "/lago", "")
+		wantHolder(t, s, "a", cms.KindResource, "it", "/lago-nuovo", "r-1")
+		put(t, s, "a", record(cms.KindResource, "r-2", cms.Langs[string]{"it": "/lago"}))
+		put(t, s, "a", record(cms.KindResource, "r-1", cms.Langs[string]{"it": "/lago-nuovo"}))
+		wantHolder(t, s, "a", cms.KindResource, "en", "/lake", "")
+		put(t, s, "a", record(cms.KindResource, "r-3", cms.Langs[string]{"en": "/lake"}))
+
+		// Deleting a record releases all its aliases.
+		must(t, s.DeleteRecord(ctx, "a", cms.KindResource, "r-2"))
+		wantHolder(t, s, "a", cms.KindResource, "it", "/lago", "")
+		put(t, s, "a", record(cms.KindResource, "r-4", cms.Langs[string]{"it": "/lago"}))
+		wantHolder(t, s, "a", cms.KindResource, "it", "/lago", "r-4")
+	})
+
+	t.Run("ConcurrentClash", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		errs := make([]error, 16)
+		var wg sync.WaitGroup
+		for i := range errs {
+			wg.Go(func() {
+				r := record(cms.KindResource, fmt.Sprintf("r-%02d", i), cms.Langs[string]{"en": "/same", "it": fmt.Sprintf("/own-%02d", i)})
+				errs[i] = s.PutRecord(ctx, entry("a", r, t0))
+			})
+		}
+		wg.Wait()
+		winner := ""
+		for i, err := range errs {
+			if err == nil {
+				if winner != "" {
+					t.Errorf("r-%02d and %s both hold /same", i, winner)
+				}
+				winner = fmt.Sprintf("r-%02d", i)
+			}
+		}
+		if winner == "" {
+			t.Fatalf("no put succeeded: %v", errs)
+		}
+		for i, err := range errs {
+			if err != nil {
+				wantAliasError(t, err, cms.AliasError{Lang: "en", Alias: "/same", Holder: winner}, fmt.Sprintf("concurrent put of r-%02d", i))
+				wantHolder(t, s, "a", cms.KindResource, "it", fmt.Sprintf("/own-%02d", i), "")
+			}
+		}
+		wantHolder(t, s, "a", cms.KindResource, "en", "/same", winner)
+		if got := listIDs(t, s, cms.ListParams{Account: "a", Kind: cms.KindResource}); len(got) != 1 || got[0] != winner {
+			t.Errorf("stored %v, want only %s", got, winner)
+		}
+	})
+}

@@ -1,0 +1,297 @@
+package cmstest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bwcms/cms/cms"
+)
+
+// batch is a waiting batch of one Resource, requested at at.
+func batch(id string, at time.Time) *cms.Batch {
+	return &cms.Batch{ID: id, Account: "a", Kind: cms.KindResource, Payload: []byte(`[{"id":"r-` + id + `"}]`),
+		Count: 1, Status: cms.BatchWaiting, Requested: at, StatusAt: at}
+}
+
+func enqueue(tb testing.TB, s cms.Store, b *cms.Batch) {
+	tb.Helper()
+	if err := s.EnqueueBatch(tb.Context(), b); err != nil {
+		tb.Fatalf("EnqueueBatch(%s): %v", b.ID, err)
+	}
+}
+
+func getBatch(tb testing.TB, s cms.Store, id string) *cms.Batch {
+	tb.Helper()
+	b, err := s.GetBatch(tb.Context(), "a", cms.KindResource, id)
+	if err != nil {
+		tb.Fatalf("GetBatch(%s): %v", id, err)
+	}
+	return b
+}
+
+// claim claims a batch that must be there.
+func claim(tb testing.TB, s cms.Store, owner string, now, leaseUntil time.Time) *cms.Batch {
+	tb.Helper()
+	b, err := s.ClaimBatch(tb.Context(), owner, now, leaseUntil)
+	if err != nil {
+		tb.Fatalf("ClaimBatch(%s, %v): %v", owner, now, err)
+	}
+	return b
+}
+
+func wantNoClaim(tb testing.TB, s cms.Store, now time.Time, what string) {
+	tb.Helper()
+	b, err := s.ClaimBatch(tb.Context(), "w-none", now, now.Add(time.Minute))
+	if err == nil {
+		tb.Errorf("%s: claimed %s, want none", what, b.ID)
+		return
+	}
+	wantCode(tb, err, cms.CodeNotFound, what)
+}
+
+func testBatches(t *testing.T, open func(t *testing.T) cms.Store) {
+	t.Parallel()
+	t.Run("EnqueueAndGet", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		want := batch("b-1", time.Date(2026, 11, 22, 11, 0, 0, 654321000, cet))
+		want.Count, want.Kind = 3, cms.KindMap
+		must(t, s.EnqueueBatch(ctx, want))
+		other := batch("b-1", t0)
+		wantCode(t, s.EnqueueBatch(ctx, other), cms.CodeConflict, "EnqueueBatch of an existing id")
+		other.Account = "b"
+		wantCode(t, s.EnqueueBatch(ctx, other), cms.CodeConflict, "EnqueueBatch of an existing id in another account")
+
+		got, err := s.GetBatch(ctx, "a", cms.KindMap, "b-1")
+		if err != nil {
+			t.Fatalf("GetBatch: %v", err)
+		}
+		if got.ID != "b-1" || got.Account != "a" || got.Kind != cms.KindMap || len(got.Payload) != 0 || got.Count != 3 ||
+			got.Status != cms.BatchWaiting || !got.Requested.Equal(want.Requested) || !got.StatusAt.Equal(want.Requested) ||
+			got.Owner != "" || !got.LeaseUntil.IsZero() || got.Attempts != 0 || got.Result != (cms.BatchResult{}) {
+			t.Errorf("GetBatch:\n got %+v\nwant %+v without its payload", got, want)
+		}
+		_, err = s.GetBatch(ctx, "b", cms.KindMap, "b-1")
+		wantCode(t, err, cms.CodeNotFound, "GetBatch of another account")
+		_, err = s.GetBatch(ctx, "a", cms.KindResource, "b-1")
+		wantCode(t, err, cms.CodeNotFound, "GetBatch of another kind")
+		_, err = s.GetBatch(ctx, "a", cms.KindMap, "b-2")
+		wantCode(t, err, cms.CodeNotFound, "GetBatch of an unknown id")
+	})
+
+	t.Run("ClaimOldestFirst", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		wantNoClaim(t, s, t0, "claim from an empty queue")
+		// Neither the order of enqueueing nor the ids decide: the oldest
+		// request does.
+		enqueue(t, s, batch("q-z", t0))
+		enqueue(t, s, batch("q-a", t0.Add(time.Second)))
+		enqueue(t, s, batch("q-m", t0.Add(-time.Second)))
+		now := t0.Add(time.Minute)
+		for i, want := range []string{"q-m", "q-z", "q-a"} {
+			lease := now.Add(time.Duration(i+1) * time.Minute)
+			got := claim(t, s, fmt.Sprintf("w-%d", i), now, lease)
+			if got.ID != want || got.Status != cms.BatchProcessing || got.Attempts != 1 || got.Owner != fmt.Sprintf("w-%d", i) ||
+				!got.LeaseUntil.Equal(lease) || !got.StatusAt.Equal(now) || string(got.Payload) != `[{"id":"r-`+want+`"}]` ||
+				got.Count != 1 || got.Account != "a" || got.Kind != cms.KindResource {
+				t.Errorf("claim %d:\n got %+v\nwant %s, processing by w-%d until %v, attempt 1, with its payload", i+1, got, want, i, lease)
+			}
+			stored := getBatch(t, s, want)
+			if stored.Status != cms.BatchProcessing || stored.Owner != got.Owner || stored.Attempts != 1 || !stored.LeaseUntil.Equal(lease) {
+				t.Errorf("GetBatch after claim %d: %+v", i+1, stored)
+			}
+		}
+		wantNoClaim(t, s, now.Add(30*time.Second), "claim while every lease holds")
+	})
+
+	t.Run("Leases", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		enqueue(t, s, batch("b-1", t0))
+		enqueue(t, s, batch("b-2", t0.Add(time.Second)))
+		now := t0.Add(time.Minute)
+		first := claim(t, s, "w-1", now, now.Add(time.Minute)) // b-1
+		second := claim(t, s, "w-2", now, now.Add(time.Minute))
+		if first.ID != "b-1" || second.ID != "b-2" {
+			t.Fatalf("claimed %s and %s, want b-1 and b-2", first.ID, second.ID)
+		}
+
+		// A heartbeat by the owner extends the lease; by another is refused.
+		wantCode(t, s.HeartbeatBatch(ctx, "b-1", "w-2", now.Add(time.Hour)), cms.CodeConflict, "HeartbeatBatch by another worker")
+		wantCode(t, s.HeartbeatBatch(ctx, "b-9", "w-1", now.Add(time.Hour)), cms.CodeConflict, "HeartbeatBatch of an unknown batch")
+		must(t, s.HeartbeatBatch(ctx, "b-1", "w-1", now.Add(5*time.Minute)))
+		if got := getBatch(t, s, "b-1"); !got.LeaseUntil.Equal(now.Add(5*time.Minute)) || got.Owner != "w-1" {
+			t.Errorf("after the heartbeat: %+v", got)
+		}
+
+		// b-2's lease ends: another worker takes it up; b-1's still holds.
+		later := now.Add(2 * time.Minute)
+		retaken := claim(t, s, "w-3", later, later.Add(time.Minute))
+		if retaken.ID != "b-2" || retaken.Attempts != 2 || retaken.Owner != "w-3" || retaken.Status != cms.BatchProcessing ||
+			!retaken.LeaseUntil.Equal(later.Add(time.Minute)) || string(retaken.Payload) != `[{"id":"r-b-2"}]` {
+			t.Errorf("claim after the lease ended:\n got %+v\nwant b-2 by w-3, attempt 2", retaken)
+		}
+		wantNoClaim(t, s, later, "claim while b-1's extended lease holds")
+		wantCode(t, s.HeartbeatBatch(ctx, "b-2", "w-2", later.Add(time.Hour)), cms.CodeConflict, "HeartbeatBatch by the former owner")
+		wantCode(t, s.FinishBatch(ctx, "b-2", "w-2", cms.BatchDone, cms.BatchResult{Created: 1}, later), cms.CodeConflict,
+			"FinishBatch by the former owner")
+		if got := getBatch(t, s, "b-2"); got.Status != cms.BatchProcessing || got.Owner != "w-3" || got.Result != (cms.BatchResult{}) {
+			t.Errorf("the refused finish changed the batch: %+v", got)
+		}
+
+		// After the extended lease, b-1 can be claimed again.
+		muchLater := now.Add(6 * time.Minute)
+		if got := claim(t, s, "w-4", muchLater, muchLater.Add(time.Minute)); got.ID != "b-1" || got.Attempts != 2 || got.Owner != "w-4" {
+			t.Errorf("claim after the extended lease: %+v", got)
+		}
+	})
+
+	t.Run("Finish", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		enqueue(t, s, batch("b-1", t0))
+		enqueue(t, s, batch("b-2", t0.Add(time.Second)))
+		now := t0.Add(time.Minute)
+		claim(t, s, "w-1", now, now.Add(time.Minute))
+		claim(t, s, "w-2", now, now.Add(time.Minute))
+		done := cms.BatchResult{Created: 3, Updated: 2, Skipped: 1}
+		failed := cms.BatchResult{Error: "Resource r-1: mapIds[0]: no Map m-9"}
+		wantCode(t, s.FinishBatch(ctx, "b-1", "w-2", cms.BatchDone, done, now), cms.CodeConflict, "FinishBatch by another worker")
+		must(t, s.FinishBatch(ctx, "b-1", "w-1", cms.BatchDone, done, now.Add(10*time.Second)))
+		must(t, s.FinishBatch(ctx, "b-2", "w-2", cms.BatchError, failed, now.Add(20*time.Second)))
+		for _, want := range []struct {
+			id     string
+			status cms.BatchStatus
+			result cms.BatchResult
+			at     time.Time
+		}{{"b-1", cms.BatchDone, done, now.Add(10 * time.Second)}, {"b-2", cms.BatchError, failed, now.Add(20 * time.Second)}} {
+			got := getBatch(t, s, want.id)
+			if got.Status != want.status || got.Result != want.result || !got.StatusAt.Equal(want.at) || !got.Requested.Before(now) {
+				t.Errorf("finished %s:\n got %+v\nwant %s with %+v at %v", want.id, got, want.status, want.result, want.at)
+			}
+		}
+		wantCode(t, s.FinishBatch(ctx, "b-1", "w-1", cms.BatchError, failed, now.Add(time.Minute)), cms.CodeConflict, "FinishBatch of a finished batch")
+		wantCode(t, s.HeartbeatBatch(ctx, "b-1", "w-1", now.Add(time.Hour)), cms.CodeConflict, "HeartbeatBatch of a finished batch")
+		if got := getBatch(t, s, "b-1"); got.Status != cms.BatchDone || got.Result != done {
+			t.Errorf("a refused call changed the finished batch: %+v", got)
+		}
+		wantNoClaim(t, s, now.Add(time.Hour), "finished batches are never claimed")
+	})
+
+	t.Run("Purge", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		for i, id := range []string{"done-old", "error-old", "done-new", "processing-old", "waiting-old"} {
+			enqueue(t, s, batch(id, t0.Add(time.Duration(i)*time.Second)))
+		}
+		now := t0.Add(time.Minute)
+		for _, f := range []struct {
+			id     string
+			status cms.BatchStatus
+			at     time.Time
+		}{{"done-old", cms.BatchDone, now}, {"error-old", cms.BatchError, now.Add(time.Second)}, {"done-new", cms.BatchDone, now.Add(time.Hour)}} {
+			if b := claim(t, s, "w-"+f.id, now, now.Add(time.Minute)); b.ID != f.id {
+				t.Fatalf("claimed %s, want %s", b.ID, f.id)
+			}
+			must(t, s.FinishBatch(ctx, f.id, "w-"+f.id, f.status, cms.BatchResult{}, f.at))
+		}
+		claim(t, s, "w-p", now, now.Add(time.Minute)) // processing-old
+		cut := now.Add(time.Minute)
+		if n, err := s.PurgeBatches(ctx, cut); err != nil || n != 2 {
+			t.Errorf("PurgeBatches: %d, %v; want 2 (done-old, error-old)", n, err)
+		}
+		for _, id := range []string{"done-old", "error-old"} {
+			_, err := s.GetBatch(ctx, "a", cms.KindResource, id)
+			wantCode(t, err, cms.CodeNotFound, "a purged batch")
+		}
+		for _, id := range []string{"done-new", "processing-old", "waiting-old"} {
+			getBatch(t, s, id)
+		}
+		if n, err := s.PurgeBatches(ctx, cut); err != nil || n != 0 {
+			t.Errorf("second PurgeBatches: %d, %v; want 0", n, err)
+		}
+	})
+
+	t.Run("ConcurrentClaims", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		// Whatever Features says, two claimers never get the same batch.
+		var want []string
+		for i := range 10 {
+			id := fmt.Sprintf("b-%02d", i)
+			want = append(want, id)
+			enqueue(t, s, batch(id, t0.Add(time.Duration(i)*time.Second)))
+		}
+		var mu sync.Mutex
+		var got []string
+		var wg sync.WaitGroup
+		for w := range 8 {
+			wg.Go(func() {
+				for {
+					b, err := s.ClaimBatch(ctx, fmt.Sprintf("w-%d", w), t0.Add(time.Hour), t0.Add(2*time.Hour))
+					if cms.ErrorCode(err) == cms.CodeNotFound {
+						return
+					}
+					if err != nil {
+						t.Errorf("concurrent claim: %v", err)
+						return
+					}
+					mu.Lock()
+					got = append(got, b.ID)
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("claimed %v: want each of the 10 batches exactly once", got)
+		}
+	})
+
+	t.Run("ClaimsDoNotWait", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		if !s.Features().ConcurrentBatchClaims {
+			t.Skip("Features.ConcurrentBatchClaims is false: one process claims batches")
+		}
+		ctx := t.Context()
+		enqueue(t, s, batch("b-1", t0))
+		enqueue(t, s, batch("b-2", t0.Add(time.Second)))
+		// A claim in a transaction that has not ended yet holds b-1; a
+		// claimer elsewhere takes b-2 meanwhile instead of waiting.
+		var outside *cms.Batch
+		err := s.WithTx(ctx, func(tx cms.Store) error {
+			inside, err := tx.ClaimBatch(ctx, "w-1", t0.Add(time.Hour), t0.Add(2*time.Hour))
+			if err != nil {
+				return err
+			}
+			if inside.ID != "b-1" {
+				return fmt.Errorf("claimed %s in the transaction, want b-1", inside.ID)
+			}
+			octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			outside, err = s.ClaimBatch(octx, "w-2", t0.Add(time.Hour), t0.Add(2*time.Hour))
+			return err
+		})
+		if err != nil {
+			t.Fatalf("claim beside an open transaction: %v", err)
+		}
+		if outside.ID != "b-2" || outside.Owner != "w-2" {
+			t.Fatalf("the claim beside the transaction got %+v, want b-2", outside)
+		}
+		if got := getBatch(t, s, "b-1"); got.Owner != "w-1" || got.Attempts != 1 {
+			t.Errorf("b-1 after the transaction: %+v", got)
+		}
+	})
+}

@@ -1,0 +1,48 @@
+// Package cmstest is the conformance suite of [cms.Store]: every adapter
+// runs it, so that all adapters keep the promises the interface's comments
+// make, and keep them alike. An adapter's test is three lines:
+//
+//	func TestConformance(t *testing.T) {
+//		cmstest.Run(t, func(t *testing.T) cms.Store { return openTestStore(t) })
+//	}
+//
+// open must return a new, empty store on every call and release it when t
+// ends (t.Cleanup). Every subtest opens its own store and runs in
+// parallel with the others, so open is called concurrently.
+//
+// The suite checks what the comments of [cms.Store] promise, and nothing
+// an adapter may choose: records of every kind stored and read back whole
+// (explicit nulls and nested items included), ids per account and kind,
+// the order and filters of [cms.RecordStore.ListRecords] and a stream of
+// 10,000 records in bounded memory, urlAlias uniqueness (also under
+// concurrent writers), references, Resource-Map assignments from both
+// sides, transactions (rollback on error and on panic, nesting),
+// concurrent writers without lost updates, accounts, users, login
+// failures, settings, refresh tokens (one winner of concurrent spends) and
+// the batch queue (claims, leases, concurrent claimers). Where adapters
+// differ, the suite reads [cms.Features], never the adapter's name.
+//
+// Times the suite stores have whole microseconds and are compared as
+// instants (time.Time.Equal), so a store may give them back in any zone.
+// The stream test is skipped with -short. Bench runs the storage
+// benchmarks the same way.
+package cmstest
+
+import (
+	"testing"
+
+	"github.com/bwcms/cms/cms"
+)
+
+// Run runs the whole suite on the stores open returns.
+func Run(t *testing.T, open func(t *testing.T) cms.Store) {
+	t.Run("Records", func(t *testing.T) { testRecords(t, open) })
+	t.Run("List", func(t *testing.T) { testList(t, open) })
+	t.Run("Aliases", func(t *testing.T) { testAliases(t, open) })
+	t.Run("References", func(t *testing.T) { testReferences(t, open) })
+	t.Run("Assignments", func(t *testing.T) { testAssignments(t, open) })
+	t.Run("Transactions", func(t *testing.T) { testTransactions(t, open) })
+	t.Run("Accounts", func(t *testing.T) { testAccounts(t, open) })
+	t.Run("Tokens", func(t *testing.T) { testTokens(t, open) })
+	t.Run("Batches", func(t *testing.T) { testBatches(t, open) })
+}
