@@ -219,10 +219,6 @@ func splitTag(tag string) []string {
 	return strings.Split(tag, ",")
 }
 
-// maxSafeInteger bounds integers without an upper size: beyond it a JSON
-// number cannot be held exactly by a float64 (or by JavaScript).
-const maxSafeInteger = 1<<53 - 1
-
 // inRange reports whether v is within the field's numeric bounds.
 func (f *fieldSpec) inRange(v float64) bool {
 	if math.IsNaN(v) || math.IsInf(v, 0) {

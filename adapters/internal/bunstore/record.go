@@ -209,6 +209,17 @@ func (s *Store) PutRecord(ctx context.Context, e *cms.Entry) error {
 		row.Lon = &ix.Lon.Value
 	}
 	return s.tx(ctx, func(s *Store) error {
+		// A taken alias refuses the put before anything is written, so a
+		// caller that goes on inside its transaction commits no half record.
+		for _, lang := range sortedKeys(ix.Aliases) {
+			holder, err := s.AliasHolder(ctx, e.Account, rec.Kind(), lang, ix.Aliases[lang])
+			if err == nil && holder != id {
+				return aliasTaken(lang, ix.Aliases[lang], holder)
+			}
+			if err != nil && cms.ErrorCode(err) != cms.CodeNotFound {
+				return err
+			}
+		}
 		_, err := s.exec(ctx, "INSERT INTO records ("+recordColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "+
 			"ON CONFLICT (account, kind, id) DO UPDATE SET published = EXCLUDED.published, "+
 			"updated_at = EXCLUDED.updated_at, lat = EXCLUDED.lat, lon = EXCLUDED.lon, "+
@@ -245,8 +256,7 @@ func (s *Store) putAliases(ctx context.Context, account, kind, id string, aliase
 			if err != nil {
 				return err
 			}
-			return &cms.Error{Code: cms.CodeConflict, Message: "urlAlias taken",
-				Err: &cms.AliasError{Lang: lang, Alias: alias, Holder: holder}}
+			return aliasTaken(lang, alias, holder)
 		}
 	}
 	return nil
@@ -371,4 +381,9 @@ func sortedKeys(m map[string]string) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+func aliasTaken(lang, alias, holder string) error {
+	return &cms.Error{Code: cms.CodeConflict, Message: "urlAlias taken",
+		Err: &cms.AliasError{Lang: lang, Alias: alias, Holder: holder}}
 }
