@@ -1,15 +1,64 @@
-// Command standalone will serve the whole /api/bw/v2 API on an embedded
-// SQLite file. The storage adapters and the HTTP layer are not built yet, so
-// for now it says so and exits.
+// Command standalone serves the whole /api/bw/v2 API on an embedded SQLite
+// file (or a PostgreSQL database), and manages its accounts and users:
+//
+//	standalone [--addr A] [--db D] [--langs en,it] [--admin-user U] [--admin-password P] [--jwt-secret S]
+//	standalone account add ID [--langs en,it]
+//	standalone user add NAME [--account ID] [--perms P1,P2] [--password P]
+//	standalone user passwd NAME [--password P]
+//	standalone user perms NAME P1,P2
+//	standalone user disable NAME | enable NAME
+//	standalone user list [--account ID]
+//
+// Every flag has an environment variable (CMS_ADDR, CMS_DB, CMS_LANGS,
+// CMS_ADMIN_USER, CMS_ADMIN_PASSWORD, CMS_JWT_SECRET; CMS_USER_PASSWORD for
+// the user commands). This is the only program of the module that reads
+// flags and the environment.
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 func main() {
-	fmt.Fprintln(os.Stderr, "standalone: not built yet: the server needs the storage adapters and the HTTP layer (see CHANGELOG.md).")
-	fmt.Fprintln(os.Stderr, "The record types, validation and JSON Schemas are ready: go run ./schemagen -langs en,it,de -out DIR")
-	os.Exit(1)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], env{getenv: os.Getenv, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr})
+	stop()
+	os.Exit(code)
+}
+
+// env is what the program takes from its surroundings, so tests run it in
+// process.
+type env struct {
+	getenv         func(string) string
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// ready, when set, receives the server's address once it listens.
+	ready func(addr string)
+}
+
+// run executes one command line and returns the exit code.
+func run(ctx context.Context, args []string, e env) int {
+	var err error
+	switch {
+	case len(args) > 0 && args[0] == "account":
+		err = accountCommand(ctx, args[1:], e)
+	case len(args) > 0 && args[0] == "user":
+		err = userCommand(ctx, args[1:], e)
+	default:
+		err = serve(ctx, args, e)
+	}
+	if errors.Is(err, errHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "standalone: %v\n", err)
+		return 1
+	}
+	return 0
 }

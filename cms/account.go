@@ -1,0 +1,286 @@
+package cms
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Credentials checks who may log in. The default keeps users in the Store;
+// a host application with users of its own implements it instead, so it
+// needs no second user table.
+type Credentials interface {
+	// Authenticate checks a username and password at login. A wrong pair
+	// or an unknown user is CodeUnauthorized.
+	Authenticate(ctx context.Context, username, password string) (Identity, error)
+	// Lookup returns the current state of a user, at refresh and to
+	// notice a disabled user. CodeNotFound when there is none.
+	Lookup(ctx context.Context, username string) (Identity, error)
+}
+
+// Identity is what Credentials know of a user.
+type Identity struct {
+	// Account must name an account of the Store (it gives the languages).
+	Account  string
+	Perms    []string
+	Disabled bool
+}
+
+// NewUser is what CreateUser needs.
+type NewUser struct {
+	Name     string
+	Account  string
+	Password string
+	Perms    []string
+}
+
+// MaxUsernameLength is the longest username.
+const MaxUsernameLength = 80
+
+// ValidUsername reports whether name is 1 to 80 characters of A-Z a-z 0-9
+// . _ @ -.
+func ValidUsername(name string) bool {
+	if len(name) == 0 || len(name) > MaxUsernameLength {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '@' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func invalid(format string, args ...any) error {
+	return &Error{Code: CodeInvalid, Message: fmt.Sprintf(format, args...)}
+}
+
+func checkPassword(password string) error {
+	if n := len([]rune(password)); n < MinPasswordLength {
+		return invalid("password: must be at least %d characters", MinPasswordLength)
+	}
+	if len(password) > MaxPasswordLength {
+		return invalid("password: must be at most %d bytes", MaxPasswordLength)
+	}
+	return nil
+}
+
+// CreateAccount adds an account with its languages. CodeInvalid for an id
+// that is not a valid record id; CodeConflict when it exists.
+func (s *Service) CreateAccount(ctx context.Context, id string, langs Languages) error {
+	if !ValidID(id) {
+		return invalid("account id %q: must be 3 to 80 characters of A-Z a-z 0-9 _ -", id)
+	}
+	if _, err := NewLanguages(langs.Default, langs.All...); err != nil {
+		return invalid("account %s: %v", id, err)
+	}
+	return s.store.CreateAccount(ctx, Account{ID: id, Langs: langs})
+}
+
+// Account returns an account. CodeNotFound when there is none.
+func (s *Service) Account(ctx context.Context, id string) (Account, error) {
+	return s.store.GetAccount(ctx, id)
+}
+
+// Accounts lists every account in id order.
+func (s *Service) Accounts(ctx context.Context) ([]Account, error) {
+	return s.store.ListAccounts(ctx)
+}
+
+// CreateUser adds a user kept in the Store. CodeInvalid for a bad name,
+// password or permission; CodeNotFound when the account does not exist;
+// CodeConflict when the name is taken.
+func (s *Service) CreateUser(ctx context.Context, u NewUser) error {
+	if !ValidUsername(u.Name) {
+		return invalid("username %q: must be 1 to %d characters of A-Z a-z 0-9 . _ @ -", u.Name, MaxUsernameLength)
+	}
+	if err := checkPassword(u.Password); err != nil {
+		return err
+	}
+	perms := u.Perms
+	if perms == nil {
+		perms = []string{}
+	}
+	if err := CheckPerms(perms); err != nil {
+		return err
+	}
+	if _, err := s.store.GetAccount(ctx, u.Account); err != nil {
+		return err
+	}
+	hash, err := s.hasher.hash(ctx, u.Password)
+	if err != nil {
+		return err
+	}
+	return s.store.CreateUser(ctx, User{Name: u.Name, Account: u.Account, PasswordHash: hash,
+		Perms: slices.Clone(perms), Changed: s.now()})
+}
+
+// User returns a stored user. CodeNotFound when there is none.
+func (s *Service) User(ctx context.Context, name string) (User, error) {
+	return s.store.GetUser(ctx, name)
+}
+
+// Users lists the stored users of an account ("" for every account) in
+// name order.
+func (s *Service) Users(ctx context.Context, account string) ([]User, error) {
+	return s.store.ListUsers(ctx, account)
+}
+
+// SetPassword replaces a user's password and revokes every refresh family
+// of the user. CodeInvalid for a bad password; CodeNotFound for no user.
+func (s *Service) SetPassword(ctx context.Context, name, password string) error {
+	if err := checkPassword(password); err != nil {
+		return err
+	}
+	hash, err := s.hasher.hash(ctx, password)
+	if err != nil {
+		return err
+	}
+	return s.updateUser(ctx, name, true, func(u *User) { u.PasswordHash = hash })
+}
+
+// SetPerms replaces a user's permissions; they reach the user's tokens at
+// the next refresh. CodeInvalid for a bad permission; CodeNotFound for no
+// user.
+func (s *Service) SetPerms(ctx context.Context, name string, perms []string) error {
+	if perms == nil {
+		perms = []string{}
+	}
+	if err := CheckPerms(perms); err != nil {
+		return err
+	}
+	return s.updateUser(ctx, name, false, func(u *User) { u.Perms = slices.Clone(perms) })
+}
+
+// SetDisabled disables or enables a user. Disabling revokes every refresh
+// family of the user, and its access tokens stop working within
+// Options.UserRecheck on every instance. CodeNotFound for no user.
+func (s *Service) SetDisabled(ctx context.Context, name string, disabled bool) error {
+	err := s.updateUser(ctx, name, disabled, func(u *User) { u.Disabled = disabled })
+	s.users.forget(name)
+	return err
+}
+
+func (s *Service) updateUser(ctx context.Context, name string, revoke bool, change func(*User)) error {
+	return s.store.WithTx(ctx, func(tx Store) error {
+		u, err := tx.GetUser(ctx, name)
+		if err != nil {
+			return err
+		}
+		change(&u)
+		u.Changed = s.now()
+		if err := tx.UpdateUser(ctx, u); err != nil {
+			return err
+		}
+		if revoke {
+			return tx.RevokeUserTokens(ctx, name, u.Changed)
+		}
+		return nil
+	})
+}
+
+// storeCredentials checks the users kept in the Store.
+type storeCredentials struct{ s *Service }
+
+func (c storeCredentials) Authenticate(ctx context.Context, username, password string) (Identity, error) {
+	s := c.s
+	u, err := s.store.GetUser(ctx, username)
+	if ErrorCode(err) == CodeNotFound {
+		// The same work as for a known user, so timing tells nothing.
+		if err := s.hasher.burn(ctx, password); err != nil {
+			return Identity{}, err
+		}
+		return Identity{}, errUnauthorized
+	}
+	if err != nil {
+		return Identity{}, err
+	}
+	match, rehash, err := s.hasher.check(ctx, u.PasswordHash, password)
+	if err != nil {
+		return Identity{}, fmt.Errorf("cms: checking the password of %s: %w", username, err)
+	}
+	if !match {
+		return Identity{}, errUnauthorized
+	}
+	if rehash && !u.Disabled {
+		c.rehash(ctx, u, password)
+	}
+	return Identity{Account: u.Account, Perms: u.Perms, Disabled: u.Disabled}, nil
+}
+
+// rehash remakes a hash with the current parameters. Failing here costs
+// nothing but the upgrade, so it is logged, not returned.
+func (c storeCredentials) rehash(ctx context.Context, u User, password string) {
+	s := c.s
+	hash, err := s.hasher.hash(ctx, password)
+	if err == nil {
+		err = s.store.WithTx(ctx, func(tx Store) error {
+			cur, err := tx.GetUser(ctx, u.Name)
+			if err != nil || cur.PasswordHash != u.PasswordHash {
+				return err // changed meanwhile: leave it
+			}
+			cur.PasswordHash = hash
+			return tx.UpdateUser(ctx, cur)
+		})
+	}
+	if err != nil {
+		s.log.WarnContext(ctx, "cms: password rehash failed", "user", u.Name, "err", err)
+	}
+}
+
+func (c storeCredentials) Lookup(ctx context.Context, username string) (Identity, error) {
+	u, err := c.s.store.GetUser(ctx, username)
+	if err != nil {
+		return Identity{}, err
+	}
+	return Identity{Account: u.Account, Perms: u.Perms, Disabled: u.Disabled}, nil
+}
+
+// userCache remembers for a short while whether a user may act, so a
+// request does not read the user every time.
+type userCache struct {
+	ttl time.Duration
+	mu  sync.Mutex
+	m   map[string]userState
+}
+
+type userState struct {
+	account string
+	ok      bool
+	at      time.Time
+}
+
+// maxCachedUsers bounds the cache; past it, it starts over.
+const maxCachedUsers = 10000
+
+func newUserCache(ttl time.Duration) *userCache {
+	return &userCache{ttl: ttl, m: make(map[string]userState)}
+}
+
+func (c *userCache) get(name string, now time.Time) (userState, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st, ok := c.m[name]
+	if !ok || now.Sub(st.at) >= c.ttl || now.Before(st.at) {
+		return userState{}, false
+	}
+	return st, true
+}
+
+func (c *userCache) put(name string, st userState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= maxCachedUsers {
+		clear(c.m)
+	}
+	c.m[name] = st
+}
+
+func (c *userCache) forget(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, name)
+}

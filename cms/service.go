@@ -1,0 +1,137 @@
+package cms
+
+import (
+	"crypto/rand"
+	"errors"
+	"io"
+	"log/slog"
+	"runtime"
+	"time"
+)
+
+// Options configure a Service. The zero value (or nil) gives the defaults
+// each field names.
+type Options struct {
+	// Logger receives what operators should know. Default: discard.
+	Logger *slog.Logger
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+	// Rand is the source of tokens, salts and ids. Default crypto/rand.
+	Rand io.Reader
+
+	// Credentials checks usernames and passwords. Default: the users kept
+	// in the Store. A host with its own users plugs in its check here.
+	Credentials Credentials
+	// Passwords are the argon2id parameters of new hashes; a stored hash
+	// with other parameters is remade at the next successful login.
+	// Defaults: 19 MiB, 2 passes, 1 thread.
+	Passwords PasswordParams
+	// HashConcurrency bounds the passwords hashed at once. Default
+	// GOMAXPROCS.
+	HashConcurrency int
+
+	// RefreshIdle is how long a refresh token stays valid unused.
+	// Default 7 days.
+	RefreshIdle time.Duration
+	// RefreshLifetime is how long a login's refresh family lasts at most.
+	// Default 30 days.
+	RefreshLifetime time.Duration
+	// RefreshGrace is how long a spent refresh token still gets a fresh
+	// pair instead of counting as reuse (tabs refreshing at once).
+	// Default 10 s; NoGrace disables it.
+	RefreshGrace time.Duration
+
+	// LoginAttempts is how many failed logins a username may have within
+	// LoginWindow before further attempts are refused. Default 5.
+	LoginAttempts int
+	// LoginWindow is the throttling window. Default 15 minutes.
+	LoginWindow time.Duration
+
+	// UserRecheck is how long a user's disabled state is trusted before
+	// it is read again; a disabled user's access tokens stop working after
+	// at most this long. Default 2 s.
+	UserRecheck time.Duration
+}
+
+// NoGrace, as Options.RefreshGrace, turns the refresh grace period off.
+const NoGrace time.Duration = -1
+
+func (o Options) withDefaults() Options {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Rand == nil {
+		o.Rand = rand.Reader
+	}
+	if o.HashConcurrency <= 0 {
+		o.HashConcurrency = runtime.GOMAXPROCS(0)
+	}
+	if o.RefreshIdle == 0 {
+		o.RefreshIdle = 7 * 24 * time.Hour
+	}
+	if o.RefreshLifetime == 0 {
+		o.RefreshLifetime = 30 * 24 * time.Hour
+	}
+	switch {
+	case o.RefreshGrace == 0:
+		o.RefreshGrace = 10 * time.Second
+	case o.RefreshGrace < 0:
+		o.RefreshGrace = 0
+	}
+	if o.LoginAttempts == 0 {
+		o.LoginAttempts = 5
+	}
+	if o.LoginWindow == 0 {
+		o.LoginWindow = 15 * time.Minute
+	}
+	if o.UserRecheck == 0 {
+		o.UserRecheck = 2 * time.Second
+	}
+	return o
+}
+
+// Service is the content service: every business rule of the API, on top
+// of a Store. It is safe for concurrent use.
+type Service struct {
+	store  Store
+	opts   Options
+	log    *slog.Logger
+	hasher *hasher
+	creds  Credentials
+	users  *userCache
+}
+
+// NewService returns a Service on store.
+func NewService(store Store, opts *Options) (*Service, error) {
+	if store == nil {
+		return nil, errors.New("cms: NewService needs a Store")
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o = o.withDefaults()
+	if o.RefreshIdle < 0 || o.RefreshLifetime < 0 || o.LoginAttempts < 0 || o.LoginWindow < 0 || o.UserRecheck < 0 {
+		return nil, errors.New("cms: Options durations and counts must not be negative")
+	}
+	s := &Service{store: store, opts: o, log: o.Logger,
+		hasher: newHasher(o.Passwords, o.HashConcurrency, o.Rand)}
+	s.creds = o.Credentials
+	if s.creds == nil {
+		s.creds = storeCredentials{s}
+	}
+	s.users = newUserCache(o.UserRecheck)
+	return s, nil
+}
+
+// Store returns the Store the service runs on.
+func (s *Service) Store() Store { return s.store }
+
+// Now reads the service's clock (Options.Now), so the HTTP layer dates
+// tokens by the same clock.
+func (s *Service) Now() time.Time { return s.opts.Now() }
+
+func (s *Service) now() time.Time { return s.opts.Now() }

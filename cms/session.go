@@ -1,0 +1,302 @@
+package cms
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+)
+
+// Session is what a login or a refresh gives: the principal for the access
+// token and a new refresh token.
+type Session struct {
+	Principal Principal
+	// RefreshToken is the opaque value for the client; only its SHA-256 is
+	// stored.
+	RefreshToken string
+	// RefreshExpires is when it stops working unused: the idle expiry or
+	// the family's absolute expiry, whichever comes first.
+	RefreshExpires time.Time
+}
+
+// ThrottledError is the cause of a CodeTooMany login refusal.
+type ThrottledError struct {
+	// RetryAfter is how long until the username may try again.
+	RetryAfter time.Duration
+}
+
+func (e *ThrottledError) Error() string {
+	return fmt.Sprintf("too many failed logins; retry after %s", e.RetryAfter)
+}
+
+var errUnauthorized = &Error{Code: CodeUnauthorized, Message: "Unauthorized"}
+
+// refreshTokenBytes is 256 bits, base64url without padding: 43 characters.
+const (
+	refreshTokenBytes  = 32
+	refreshTokenLength = 43
+)
+
+// Login checks a username and password and starts a refresh family.
+// CodeUnauthorized for an unknown user, a wrong password or a disabled
+// user, all alike; CodeTooMany, with a *ThrottledError cause, after
+// Options.LoginAttempts failures for the username within
+// Options.LoginWindow.
+func (s *Service) Login(ctx context.Context, username, password string) (*Session, error) {
+	if !ValidUsername(username) || len(password) > MaxPasswordLength {
+		// No such user can exist; spend the same time anyway.
+		if err := s.hasher.burn(ctx, password[:min(len(password), MaxPasswordLength)]); err != nil {
+			return nil, err
+		}
+		return nil, errUnauthorized
+	}
+	now := s.now()
+	since := now.Add(-s.opts.LoginWindow)
+	failures, oldest, err := s.store.LoginFailures(ctx, username, since)
+	if err != nil {
+		return nil, err
+	}
+	if failures >= s.opts.LoginAttempts {
+		wait := oldest.Add(s.opts.LoginWindow).Sub(now)
+		return nil, &Error{Code: CodeTooMany, Message: "Too many attempts",
+			Err: &ThrottledError{RetryAfter: max(wait, time.Second)}}
+	}
+	id, err := s.creds.Authenticate(ctx, username, password)
+	if err == nil && id.Disabled {
+		err = errUnauthorized
+	}
+	if ErrorCode(err) == CodeUnauthorized {
+		if _, ferr := s.store.AddLoginFailure(ctx, username, now, since); ferr != nil {
+			return nil, ferr
+		}
+		return nil, errUnauthorized
+	}
+	if err != nil {
+		return nil, err
+	}
+	if failures > 0 {
+		if err := s.store.ResetLoginFailures(ctx, username); err != nil {
+			return nil, err
+		}
+	}
+	p, err := s.principal(ctx, username, id)
+	if err != nil {
+		return nil, err
+	}
+	family, err := s.randomHex(16)
+	if err != nil {
+		return nil, err
+	}
+	token, rt, err := s.newRefreshToken(family, nil, p, now, now.Add(s.opts.RefreshLifetime))
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.CreateRefreshToken(ctx, rt); err != nil {
+		return nil, err
+	}
+	return &Session{Principal: p, RefreshToken: token, RefreshExpires: rt.Expires}, nil
+}
+
+// Refresh spends a refresh token and gives a new one of the same family
+// with the user's current permissions. Presenting a spent token again
+// revokes the whole family, unless it was spent less than
+// Options.RefreshGrace ago. CodeUnauthorized for any token that does not
+// work, and for a user who is gone or disabled.
+func (s *Service) Refresh(ctx context.Context, token string) (*Session, error) {
+	hash, ok := refreshHash(token)
+	if !ok {
+		return nil, errUnauthorized
+	}
+	rt, err := s.store.GetRefreshToken(ctx, hash)
+	if ErrorCode(err) == CodeNotFound {
+		return nil, errUnauthorized
+	}
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	if !rt.Revoked.IsZero() || !now.Before(rt.Expires) || !now.Before(rt.FamilyExpires) {
+		return nil, errUnauthorized
+	}
+	id, err := s.creds.Lookup(ctx, rt.User)
+	if ErrorCode(err) == CodeNotFound || err == nil && (id.Disabled || id.Account != rt.Account) {
+		return nil, s.revoke(ctx, rt.Family, now)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.principal(ctx, rt.User, id)
+	if err != nil {
+		return nil, err
+	}
+	if !rt.Used.IsZero() {
+		return s.refreshSpent(ctx, rt, p, now)
+	}
+	var sess *Session
+	err = s.store.WithTx(ctx, func(tx Store) error {
+		spent, err := tx.SpendRefreshToken(ctx, hash, now)
+		if err != nil || !spent {
+			return err
+		}
+		sess, err = s.issue(ctx, tx, rt, p, now)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if sess == nil { // another refresh spent it first
+		if rt, err = s.store.GetRefreshToken(ctx, hash); err != nil {
+			return nil, err
+		}
+		return s.refreshSpent(ctx, rt, p, now)
+	}
+	return sess, nil
+}
+
+// refreshSpent answers a token already spent: inside the grace period, a
+// fresh pair of the family; otherwise reuse, which revokes the family.
+func (s *Service) refreshSpent(ctx context.Context, rt RefreshToken, p Principal, now time.Time) (*Session, error) {
+	if !rt.Revoked.IsZero() || s.opts.RefreshGrace <= 0 || now.Sub(rt.Used) >= s.opts.RefreshGrace {
+		s.log.WarnContext(ctx, "cms: refresh token reused; family revoked", "user", rt.User, "family", rt.Family)
+		return nil, s.revoke(ctx, rt.Family, now)
+	}
+	sess, err := s.issue(ctx, s.store, rt, p, now)
+	if err != nil {
+		return nil, err
+	}
+	// A reuse may have revoked the family while we issued; then the new
+	// token goes with it.
+	if cur, err := s.store.GetRefreshToken(ctx, rt.Hash); err != nil || !cur.Revoked.IsZero() {
+		if err != nil {
+			return nil, err
+		}
+		return nil, s.revoke(ctx, rt.Family, now)
+	}
+	return sess, nil
+}
+
+// issue stores the successor of rt.
+func (s *Service) issue(ctx context.Context, st Store, rt RefreshToken, p Principal, now time.Time) (*Session, error) {
+	token, next, err := s.newRefreshToken(rt.Family, rt.Hash, p, now, rt.FamilyExpires)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.CreateRefreshToken(ctx, next); err != nil {
+		return nil, err
+	}
+	return &Session{Principal: p, RefreshToken: token, RefreshExpires: next.Expires}, nil
+}
+
+// revoke revokes a family and returns the refusal to give.
+func (s *Service) revoke(ctx context.Context, family string, now time.Time) error {
+	if err := s.store.RevokeFamily(ctx, family, now); err != nil {
+		return err
+	}
+	return errUnauthorized
+}
+
+// Logout revokes the family of a refresh token. An empty, unknown or
+// spent token is no error: logging out always succeeds.
+func (s *Service) Logout(ctx context.Context, token string) error {
+	hash, ok := refreshHash(token)
+	if !ok {
+		return nil
+	}
+	rt, err := s.store.GetRefreshToken(ctx, hash)
+	if ErrorCode(err) == CodeNotFound {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return s.store.RevokeFamily(ctx, rt.Family, s.now())
+}
+
+// CheckPrincipal confirms that the user of an access token may still act:
+// it exists, belongs to the token's account and is not disabled. The
+// answer is remembered for Options.UserRecheck. CodeUnauthorized when it
+// may not.
+func (s *Service) CheckPrincipal(ctx context.Context, p Principal) error {
+	now := s.now()
+	st, ok := s.users.get(p.User, now)
+	if !ok {
+		id, err := s.creds.Lookup(ctx, p.User)
+		switch {
+		case ErrorCode(err) == CodeNotFound:
+			st = userState{}
+		case err != nil:
+			return err
+		default:
+			st = userState{account: id.Account, ok: !id.Disabled}
+		}
+		st.at = now
+		s.users.put(p.User, st)
+	}
+	if !st.ok || st.account != p.Account {
+		return errUnauthorized
+	}
+	return nil
+}
+
+// principal builds the principal of a user from its identity and its
+// account's languages.
+func (s *Service) principal(ctx context.Context, username string, id Identity) (Principal, error) {
+	acc, err := s.store.GetAccount(ctx, id.Account)
+	if err != nil {
+		return Principal{}, fmt.Errorf("cms: account %q of user %s: %w", id.Account, username, err)
+	}
+	perms := id.Perms
+	if perms == nil {
+		perms = []string{}
+	}
+	return Principal{Account: acc.ID, User: username, Perms: slices.Clone(perms), Langs: acc.Langs}, nil
+}
+
+func (s *Service) newRefreshToken(family string, parent []byte, p Principal, now, familyExpires time.Time) (string, RefreshToken, error) {
+	raw := make([]byte, refreshTokenBytes)
+	if _, err := io.ReadFull(s.opts.Rand, raw); err != nil {
+		return "", RefreshToken{}, fmt.Errorf("cms: refresh token: %w", err)
+	}
+	token := base64.RawURLEncoding.EncodeToString(raw)
+	hash := sha256.Sum256([]byte(token))
+	expires := now.Add(s.opts.RefreshIdle)
+	if familyExpires.Before(expires) {
+		expires = familyExpires
+	}
+	return token, RefreshToken{Hash: hash[:], Family: family, Parent: parent, User: p.User, Account: p.Account,
+		Issued: now, Expires: expires, FamilyExpires: familyExpires}, nil
+}
+
+// refreshHash returns the stored form of a presented token; ok is false
+// for anything that cannot be one of ours.
+func refreshHash(token string) ([]byte, bool) {
+	if len(token) != refreshTokenLength {
+		return nil, false
+	}
+	if _, err := base64.RawURLEncoding.DecodeString(token); err != nil {
+		return nil, false
+	}
+	h := sha256.Sum256([]byte(token))
+	return h[:], true
+}
+
+func (s *Service) randomHex(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := io.ReadFull(s.opts.Rand, b); err != nil {
+		return "", fmt.Errorf("cms: random: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// IsThrottled returns the wait of a CodeTooMany login refusal.
+func IsThrottled(err error) (time.Duration, bool) {
+	if t, ok := errors.AsType[*ThrottledError](err); ok {
+		return t.RetryAfter, true
+	}
+	return 0, false
+}

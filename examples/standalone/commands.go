@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/bwcms/cms/cms"
+)
+
+// accountCommand runs "account add ID [--langs en,it]".
+func accountCommand(ctx context.Context, args []string, e env) error {
+	cfg, rest, err := settings(e, "account", args, []setting{dbSetting,
+		{"langs", "", "en", "languages, default first"}})
+	if err != nil {
+		return err
+	}
+	if len(rest) != 2 || rest[0] != "add" {
+		return errors.New("usage: standalone account add ID [--langs en,it] [--db D]")
+	}
+	id := rest[1]
+	langs, err := cms.ParseLanguages(cfg["langs"])
+	if err != nil {
+		return fmt.Errorf("--langs: %w", err)
+	}
+	return withService(ctx, cfg, func(svc *cms.Service) error {
+		if err := svc.CreateAccount(ctx, id, langs); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "account %s added (langs %s)\n", id, langs)
+		return nil
+	})
+}
+
+const userUsage = `usage:
+  standalone user add NAME [--account ID] [--perms P1,P2] [--password P]
+  standalone user passwd NAME [--password P]
+  standalone user perms NAME P1,P2
+  standalone user disable NAME | enable NAME
+  standalone user list [--account ID]`
+
+// userCommand runs the user subcommands.
+func userCommand(ctx context.Context, args []string, e env) error {
+	cfg, rest, err := settings(e, "user", args, []setting{dbSetting,
+		{"account", "", "", "account id"},
+		{"perms", "", "*", "comma-separated permissions; empty: none"},
+		{"password", "CMS_USER_PASSWORD", "", "password (else one line of standard input)"}})
+	if err != nil {
+		return err
+	}
+	if len(rest) == 0 {
+		return errors.New(userUsage)
+	}
+	verb, rest := rest[0], rest[1:]
+	want := map[string]int{"add": 1, "passwd": 1, "perms": 2, "disable": 1, "enable": 1, "list": 0}
+	n, ok := want[verb]
+	if !ok || len(rest) != n {
+		return errors.New(userUsage)
+	}
+	return withService(ctx, cfg, func(svc *cms.Service) error {
+		switch verb {
+		case "add":
+			return userAdd(ctx, svc, rest[0], cfg, e)
+		case "passwd":
+			password, err := readPassword(cfg, e)
+			if err != nil {
+				return err
+			}
+			if err := svc.SetPassword(ctx, rest[0], password); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "user %s: password changed, refresh tokens revoked\n", rest[0])
+		case "perms":
+			perms, err := cms.ParsePerms(rest[1])
+			if err != nil {
+				return err
+			}
+			if err := svc.SetPerms(ctx, rest[0], perms); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "user %s: perms %s\n", rest[0], permsText(perms))
+		case "disable", "enable":
+			if err := svc.SetDisabled(ctx, rest[0], verb == "disable"); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "user %s %sd\n", rest[0], verb)
+		case "list":
+			users, err := svc.Users(ctx, cfg["account"])
+			if err != nil {
+				return err
+			}
+			for _, u := range users {
+				state := "enabled"
+				if u.Disabled {
+					state = "disabled"
+				}
+				fmt.Fprintf(e.stdout, "%s\t%s\t%s\t%s\n", u.Name, u.Account, permsText(u.Perms), state)
+			}
+		}
+		return nil
+	})
+}
+
+func userAdd(ctx context.Context, svc *cms.Service, name string, cfg map[string]string, e env) error {
+	perms, err := cms.ParsePerms(cfg["perms"])
+	if err != nil {
+		return err
+	}
+	account := cfg["account"]
+	if account == "" {
+		account = defaultAccount
+	}
+	password, err := readPassword(cfg, e)
+	if err != nil {
+		return err
+	}
+	if err := svc.CreateUser(ctx, cms.NewUser{Name: name, Account: account, Password: password, Perms: perms}); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "user %s added to account %s (perms %s)\n", name, account, permsText(perms))
+	return nil
+}
+
+// readPassword takes --password, else CMS_USER_PASSWORD, else one line of
+// standard input.
+func readPassword(cfg map[string]string, e env) (string, error) {
+	if p := cfg["password"]; p != "" {
+		return p, nil
+	}
+	line, err := bufio.NewReader(e.stdin).ReadString('\n')
+	line = strings.TrimRight(line, "\r\n")
+	if line == "" {
+		if err != nil {
+			return "", fmt.Errorf("no password: give --password, CMS_USER_PASSWORD or one line on standard input")
+		}
+		return "", errors.New("empty password")
+	}
+	return line, nil
+}
+
+func permsText(perms []string) string {
+	if len(perms) == 0 {
+		return `""`
+	}
+	return strings.Join(perms, ",")
+}
+
+// withService opens the database of cfg for one command.
+func withService(ctx context.Context, cfg map[string]string, fn func(*cms.Service) error) error {
+	store, err := openStore(ctx, cfg["db"])
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	svc, err := cms.NewService(store, nil)
+	if err != nil {
+		return err
+	}
+	return describe(fn(svc))
+}
+
+// describe makes a library error read well on a terminal: its safe
+// message, and the cause where there is one.
+func describe(err error) error {
+	e, ok := errors.AsType[*cms.Error](err)
+	if !ok || e.Message == "" {
+		return err
+	}
+	return errors.New(e.Message)
+}

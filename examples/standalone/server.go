@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/bwcms/cms/cms"
+	"github.com/bwcms/cms/transport"
+)
+
+// The bootstrap account's id.
+const defaultAccount = "default"
+
+// jwtSecretSetting keeps the generated signing secret in the database, so
+// every instance on it and every restart shares it.
+const jwtSecretSetting = "standalone.jwt_secret"
+
+// shutdownGrace is how long in-flight requests get to finish on SIGINT or
+// SIGTERM.
+const shutdownGrace = 15 * time.Second
+
+var serverSettings = []setting{
+	{"addr", "CMS_ADDR", "127.0.0.1:8080", "listen address"},
+	dbSetting,
+	{"langs", "CMS_LANGS", "en", "languages of the bootstrap account, default first"},
+	{"admin-user", "CMS_ADMIN_USER", "admin", "bootstrap admin username"},
+	{"admin-password", "CMS_ADMIN_PASSWORD", "", "bootstrap admin password (default: generated and printed once)"},
+	{"jwt-secret", "CMS_JWT_SECRET", "", "HS256 secret, 32 bytes or more (default: generated and kept in the database)"},
+}
+
+// serve runs the server until ctx ends.
+func serve(ctx context.Context, args []string, e env) error {
+	cfg, rest, err := settings(e, "standalone", args, serverSettings)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("unknown command %q (want account, user, or flags only)", rest[0])
+	}
+	log := slog.New(slog.NewTextHandler(e.stderr, nil))
+	h, store, err := setUp(ctx, cfg, e, log)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	ln, err := net.Listen("tcp", cfg["addr"])
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	log.Info("listening", "addr", "http://"+ln.Addr().String()+transport.Prefix, "db", redactDSN(cfg["db"]))
+	if e.ready != nil {
+		e.ready(ln.Addr().String())
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// setUp opens the store, creates the bootstrap account and admin when
+// missing, and builds the handler.
+func setUp(ctx context.Context, cfg map[string]string, e env, log *slog.Logger) (http.Handler, cms.Store, error) {
+	langs, err := cms.ParseLanguages(cfg["langs"])
+	if err != nil {
+		return nil, nil, fmt.Errorf("--langs: %w", err)
+	}
+	store, err := openStore(ctx, cfg["db"])
+	if err != nil {
+		return nil, nil, err
+	}
+	fail := func(err error) (http.Handler, cms.Store, error) {
+		store.Close()
+		return nil, nil, err
+	}
+	svc, err := cms.NewService(store, &cms.Options{Logger: log})
+	if err != nil {
+		return fail(err)
+	}
+	if err := bootstrap(ctx, svc, cfg, langs, e, log); err != nil {
+		return fail(err)
+	}
+	secret := []byte(cfg["jwt-secret"])
+	if len(secret) == 0 {
+		if secret, err = storedSecret(ctx, store); err != nil {
+			return fail(err)
+		}
+	}
+	h, err := transport.NewHandler(svc, &transport.Options{Logger: log, JWTSecret: secret})
+	if err != nil {
+		return fail(err)
+	}
+	return h, store, nil
+}
+
+func bootstrap(ctx context.Context, svc *cms.Service, cfg map[string]string, langs cms.Languages, e env, log *slog.Logger) error {
+	if err := svc.CreateAccount(ctx, defaultAccount, langs); err != nil {
+		if cms.ErrorCode(err) != cms.CodeConflict {
+			return err
+		}
+		if acc, err := svc.Account(ctx, defaultAccount); err == nil && acc.Langs.String() != langs.String() {
+			log.Warn("the default account keeps its languages; --langs applies at creation only",
+				"langs", acc.Langs.String())
+		}
+	}
+	name := cfg["admin-user"]
+	_, err := svc.User(ctx, name)
+	if cms.ErrorCode(err) != cms.CodeNotFound {
+		return err // nil: the admin exists
+	}
+	password := cfg["admin-password"]
+	generated := password == ""
+	if generated {
+		password = randomText(12)
+	}
+	if err := svc.CreateUser(ctx, cms.NewUser{Name: name, Account: defaultAccount, Password: password,
+		Perms: []string{"*"}}); err != nil {
+		return fmt.Errorf("creating the admin user: %w", err)
+	}
+	if generated {
+		fmt.Fprintf(e.stdout, "admin user %q created with password %s (shown once)\n", name, password)
+	} else {
+		log.Info("admin user created", "user", name)
+	}
+	return nil
+}
+
+func storedSecret(ctx context.Context, store cms.Store) ([]byte, error) {
+	secret, err := store.InitSetting(ctx, jwtSecretSetting, randomText(32))
+	if err != nil {
+		return nil, err
+	}
+	return []byte(secret), nil
+}
+
+// randomText is n random bytes in hex.
+func randomText(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return hex.EncodeToString(b)
+}
+
+// redactDSN hides a password in a PostgreSQL URL for the log.
+func redactDSN(db string) string {
+	if u, err := url.Parse(db); err == nil && u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			return u.Redacted()
+		}
+	}
+	return db
+}

@@ -1,0 +1,142 @@
+package transport
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/bwcms/cms/cms"
+	"github.com/gorilla/mux"
+)
+
+// Prefix is the path every route of the API starts with.
+const Prefix = "/api/bw/v2/"
+
+// Options configure a Handler. Exactly one signing key is needed:
+// JWTSecret (HS256, the default) or EdDSAKey.
+type Options struct {
+	// Logger receives failed requests (500s at Error level, the rest at
+	// Debug) and recovered panics. Default: discard.
+	Logger *slog.Logger
+	// Rand is the source of token ids. Default crypto/rand.
+	Rand io.Reader
+
+	// JWTSecret signs access tokens with HS256; at least 32 bytes.
+	JWTSecret []byte
+	// EdDSAKey, when set, signs with Ed25519 instead, with KeyID as the
+	// kid header; GET /api/bw/v2/auth/jwks.json then publishes the public
+	// key. Without it that path is 404.
+	EdDSAKey ed25519.PrivateKey
+	KeyID    string
+	// Issuer is the iss claim written and required. Default "bw".
+	Issuer string
+
+	// CrossOrigin decides which POSTs under /auth are cross-site and
+	// refused. Default http.NewCrossOriginProtection() (Sec-Fetch-Site,
+	// then Origin against Host).
+	CrossOrigin *http.CrossOriginProtection
+}
+
+// Handler answers every path under /api/bw/v2/. It is safe for concurrent
+// use.
+type Handler struct {
+	svc    *cms.Service
+	log    *slog.Logger
+	tokens *tokens
+	cross  *http.CrossOriginProtection
+	routes map[string]route
+}
+
+// route is one path and the handler of each of its methods.
+type route map[string]http.HandlerFunc
+
+// NewHandler returns the handler of the whole API on svc. It refuses a
+// missing or short signing key.
+func NewHandler(svc *cms.Service, opts *Options) (*Handler, error) {
+	if svc == nil {
+		return nil, errors.New("transport: NewHandler needs a *cms.Service")
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Rand == nil {
+		o.Rand = rand.Reader
+	}
+	if o.Issuer == "" {
+		o.Issuer = "bw"
+	}
+	if o.CrossOrigin == nil {
+		o.CrossOrigin = http.NewCrossOriginProtection()
+	}
+	tokens, err := newTokens(o, svc.Now)
+	if err != nil {
+		return nil, err
+	}
+	h := &Handler{svc: svc, log: o.Logger, tokens: tokens, cross: o.CrossOrigin}
+	h.routes = map[string]route{
+		"auth":         {http.MethodGet: h.validate, http.MethodPost: h.login},
+		"auth/refresh": {http.MethodPost: h.refresh},
+		"auth/logout":  {http.MethodPost: h.logout},
+	}
+	if o.EdDSAKey != nil {
+		h.routes["auth/jwks.json"] = route{http.MethodGet: h.jwks}
+	}
+	return h, nil
+}
+
+// Register mounts the API on a gorilla router, beside the host's routes.
+func (h *Handler) Register(r *mux.Router) {
+	r.PathPrefix(Prefix).Handler(h)
+}
+
+// ServeHTTP routes before anything else: an unknown path is 404 and a
+// wrong method 405, whoever asks.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer h.recoverPanic(w, r)
+	rest, ok := strings.CutPrefix(r.URL.EscapedPath(), Prefix)
+	if !ok {
+		writeFail(w, http.StatusNotFound, textNotFound)
+		return
+	}
+	rt, ok := h.routes[rest]
+	if !ok {
+		writeFail(w, http.StatusNotFound, textNotFound)
+		return
+	}
+	serve, ok := rt[r.Method]
+	if !ok {
+		methods := make([]string, 0, len(rt))
+		for m := range rt {
+			methods = append(methods, m)
+		}
+		slices.Sort(methods)
+		w.Header().Set("Allow", strings.Join(methods, ", "))
+		writeFail(w, http.StatusMethodNotAllowed, textMethodNotAllowed)
+		return
+	}
+	serve(w, r)
+}
+
+// recoverPanic turns a panic into a logged 500 that shows nothing.
+func (h *Handler) recoverPanic(w http.ResponseWriter, r *http.Request) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	if v == http.ErrAbortHandler {
+		panic(v)
+	}
+	h.log.ErrorContext(r.Context(), "transport: panic in handler", "method", r.Method,
+		"path", r.URL.EscapedPath(), "panic", fmt.Sprint(v))
+	h.writeError(w, r, &cms.Error{Code: cms.CodeInternal, Err: fmt.Errorf("panic: %v", v)})
+}

@@ -1,0 +1,67 @@
+package transport
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/bwcms/cms/cms"
+)
+
+// bearerToken returns the access token of a request: the Authorization
+// header with the Bearer scheme, else the Authorization-Bearer header.
+// "" when neither is there.
+func bearerToken(r *http.Request) string {
+	if v := r.Header.Values("Authorization"); len(v) > 0 {
+		scheme, token, ok := strings.Cut(v[0], " ")
+		if len(v) != 1 || !ok || !strings.EqualFold(scheme, "Bearer") {
+			return "-" // present but not a bearer token: refused as invalid
+		}
+		return strings.TrimSpace(token)
+	}
+	if v := r.Header.Values("Authorization-Bearer"); len(v) > 0 {
+		if len(v) != 1 {
+			return "-"
+		}
+		return strings.TrimSpace(v[0])
+	}
+	return ""
+}
+
+var errNoToken = &cms.Error{Code: cms.CodeUnauthorized, Message: "Unauthorized"}
+
+// authenticate verifies the access token of r and checks that its user
+// may still act. Every refusal is CodeUnauthorized.
+func (h *Handler) authenticate(r *http.Request) (*Claims, cms.Principal, error) {
+	raw := bearerToken(r)
+	if raw == "" {
+		return nil, cms.Principal{}, errNoToken
+	}
+	claims, err := h.tokens.parse(raw)
+	if err != nil {
+		return nil, cms.Principal{}, &cms.Error{Code: cms.CodeUnauthorized, Message: "Unauthorized", Err: err}
+	}
+	p, err := claims.principal()
+	if err != nil {
+		return nil, cms.Principal{}, &cms.Error{Code: cms.CodeUnauthorized, Message: "Unauthorized", Err: err}
+	}
+	if err := h.svc.CheckPrincipal(r.Context(), p); err != nil {
+		return nil, cms.Principal{}, err
+	}
+	return claims, p, nil
+}
+
+// authorize is the one permission check of every record endpoint: 401
+// without a valid token, 403 without the permission, decided before the
+// body or the ids are looked at. On success the context carries the
+// principal.
+func (h *Handler) authorize(r *http.Request, kind cms.Kind, action cms.Action) (context.Context, error) {
+	_, p, err := h.authenticate(r)
+	if err != nil {
+		return nil, err
+	}
+	if !p.Can(kind, action) {
+		return nil, &cms.Error{Code: cms.CodeForbidden, Message: "Forbidden"}
+	}
+	return cms.WithPrincipal(r.Context(), p), nil
+}

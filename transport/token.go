@@ -1,0 +1,174 @@
+package transport
+
+import (
+	"crypto/ed25519"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/bwcms/cms/cms"
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// Audience is the aud claim of every access token: the plain string.
+const Audience = "api/bw/v2"
+
+// AccessTokenLifetime is the lifetime of access tokens (the contract's
+// expires_in).
+const AccessTokenLifetime = 900 * time.Second
+
+// MinSecretLength is the shortest HS256 secret accepted.
+const MinSecretLength = 32
+
+const accessType = "access"
+
+// Claims are the claims of an access token, in the contract's order, plus
+// acc (the account id).
+type Claims struct {
+	Iss   string   `json:"iss"`
+	Sub   string   `json:"sub"`
+	Aud   string   `json:"aud"`
+	Exp   int64    `json:"exp"`
+	Iat   int64    `json:"iat"`
+	Nbf   int64    `json:"nbf,omitempty"`
+	Jti   string   `json:"jti"`
+	Type  string   `json:"type"`
+	Perms []string `json:"perms"`
+	Lang  string   `json:"lang"`
+	Langs []string `json:"langs"`
+	Acc   string   `json:"acc"`
+}
+
+func numericDate(sec int64) *jwt.NumericDate {
+	if sec == 0 {
+		return nil
+	}
+	return jwt.NewNumericDate(time.Unix(sec, 0))
+}
+
+// The jwt.Claims methods; GetAudience sees the single audience.
+func (c *Claims) GetExpirationTime() (*jwt.NumericDate, error) { return numericDate(c.Exp), nil }
+func (c *Claims) GetIssuedAt() (*jwt.NumericDate, error)       { return numericDate(c.Iat), nil }
+func (c *Claims) GetNotBefore() (*jwt.NumericDate, error)      { return numericDate(c.Nbf), nil }
+func (c *Claims) GetIssuer() (string, error)                   { return c.Iss, nil }
+func (c *Claims) GetSubject() (string, error)                  { return c.Sub, nil }
+func (c *Claims) GetAudience() (jwt.ClaimStrings, error)       { return jwt.ClaimStrings{c.Aud}, nil }
+
+// Validate refuses anything but an access token; jwt calls it after the
+// registered claims.
+func (c *Claims) Validate() error {
+	if c.Type != accessType {
+		return errors.New("not an access token")
+	}
+	if c.Sub == "" || c.Acc == "" || c.Jti == "" {
+		return errors.New("sub, acc and jti are required")
+	}
+	return nil
+}
+
+// principal is the caller the claims name.
+func (c *Claims) principal() (cms.Principal, error) {
+	langs, err := cms.NewLanguages(c.Lang, c.Langs...)
+	if err != nil {
+		return cms.Principal{}, err
+	}
+	perms := c.Perms
+	if perms == nil {
+		perms = []string{}
+	}
+	return cms.Principal{Account: c.Acc, User: c.Sub, Perms: perms, Langs: langs}, nil
+}
+
+// tokens signs and verifies access tokens with one pinned algorithm.
+type tokens struct {
+	method  jwt.SigningMethod
+	signKey any
+	keyID   string
+	public  ed25519.PublicKey // EdDSA only
+	verify  any
+	issuer  string
+	now     func() time.Time
+	rand    io.Reader
+	parser  *jwt.Parser
+}
+
+func newTokens(o Options, now func() time.Time) (*tokens, error) {
+	t := &tokens{issuer: o.Issuer, now: now, rand: o.Rand}
+	switch {
+	case o.EdDSAKey != nil:
+		if len(o.EdDSAKey) != ed25519.PrivateKeySize {
+			return nil, errors.New("transport: EdDSAKey is not an Ed25519 private key")
+		}
+		if o.KeyID == "" {
+			return nil, errors.New("transport: EdDSAKey needs a KeyID")
+		}
+		t.method, t.signKey, t.keyID = jwt.SigningMethodEdDSA, o.EdDSAKey, o.KeyID
+		t.public = o.EdDSAKey.Public().(ed25519.PublicKey)
+		t.verify = t.public
+	default:
+		if len(o.JWTSecret) < MinSecretLength {
+			return nil, fmt.Errorf("transport: JWTSecret must be at least %d bytes (it has %d)", MinSecretLength, len(o.JWTSecret))
+		}
+		t.method, t.signKey, t.verify = jwt.SigningMethodHS256, o.JWTSecret, o.JWTSecret
+	}
+	t.parser = jwt.NewParser(
+		jwt.WithValidMethods([]string{t.method.Alg()}),
+		jwt.WithIssuer(t.issuer),
+		jwt.WithAudience(Audience),
+		jwt.WithExpirationRequired(),
+		jwt.WithIssuedAt(),
+		jwt.WithStrictDecoding(),
+		jwt.WithTimeFunc(now),
+	)
+	return t, nil
+}
+
+// sign issues an access token for p.
+func (t *tokens) sign(p cms.Principal) (string, error) {
+	jti := make([]byte, 16) // 128 bits
+	if _, err := io.ReadFull(t.rand, jti); err != nil {
+		return "", fmt.Errorf("transport: token id: %w", err)
+	}
+	now := t.now()
+	c := &Claims{Iss: t.issuer, Sub: p.User, Aud: Audience, Exp: now.Add(AccessTokenLifetime).Unix(), Iat: now.Unix(),
+		Jti: base64.RawURLEncoding.EncodeToString(jti), Type: accessType, Perms: p.Perms,
+		Lang: p.Langs.Default, Langs: p.Langs.All, Acc: p.Account}
+	tok := jwt.NewWithClaims(t.method, c)
+	if t.keyID != "" {
+		tok.Header["kid"] = t.keyID
+	}
+	return tok.SignedString(t.signKey)
+}
+
+// parse verifies an access token and returns its claims.
+func (t *tokens) parse(raw string) (*Claims, error) {
+	c := new(Claims)
+	_, err := t.parser.ParseWithClaims(raw, c, func(tok *jwt.Token) (any, error) {
+		if t.keyID != "" && tok.Header["kid"] != t.keyID {
+			return nil, errors.New("unknown kid")
+		}
+		return t.verify, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// jwks is the JSON Web Key Set of the EdDSA public key (RFC 8037).
+func (t *tokens) jwks() any {
+	type jwk struct {
+		Kty string `json:"kty"`
+		Crv string `json:"crv"`
+		Alg string `json:"alg"`
+		Use string `json:"use"`
+		Kid string `json:"kid"`
+		X   string `json:"x"`
+	}
+	return struct {
+		Keys []jwk `json:"keys"`
+	}{[]jwk{{Kty: "OKP", Crv: "Ed25519", Alg: "EdDSA", Use: "sig", Kid: t.keyID,
+		X: base64.RawURLEncoding.EncodeToString(t.public)}}}
+}
