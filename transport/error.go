@@ -118,7 +118,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		status, buf = http.StatusInternalServerError, *bytes.NewBufferString(`{"fail":"Internal error"}`+"\n")
+		status, buf = http.StatusInternalServerError, *bytes.NewBufferString(`{"fail":"Internal error"}` + "\n")
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
