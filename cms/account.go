@@ -74,7 +74,8 @@ func (s *Service) CreateAccount(ctx context.Context, id string, langs Languages)
 	if !ValidID(id) {
 		return invalid("account id %q: must be 3 to 80 characters of A-Z a-z 0-9 _ -", id)
 	}
-	if _, err := NewLanguages(langs.Default, langs.All...); err != nil {
+	langs, err := NewLanguages(langs.Default, langs.All...)
+	if err != nil {
 		return invalid("account %s: %v", id, err)
 	}
 	return s.store.CreateAccount(ctx, Account{ID: id, Langs: langs})

@@ -56,7 +56,9 @@ func (s *Service) Login(ctx context.Context, username, password string) (*Sessio
 		return nil, errUnauthorized
 	}
 	now := s.now()
-	since := now.Add(-s.opts.LoginWindow)
+	// A failure exactly one window old has left it (stores keep
+	// microseconds, and count failures at or after since).
+	since := now.Add(-s.opts.LoginWindow + time.Microsecond)
 	failures, oldest, err := s.store.LoginFailures(ctx, username, since)
 	if err != nil {
 		return nil, err
