@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/bwcms/cms/cms"
@@ -83,15 +84,44 @@ func (c *Claims) principal() (cms.Principal, error) {
 
 // tokens signs and verifies access tokens with one pinned algorithm.
 type tokens struct {
-	method  jwt.SigningMethod
-	signKey any
-	keyID   string
-	public  ed25519.PublicKey // EdDSA only
-	verify  any
-	issuer  string
-	now     func() time.Time
-	rand    io.Reader
-	parser  *jwt.Parser
+	method    jwt.SigningMethod
+	signKey   any
+	keyID     string
+	public    ed25519.PublicKey // EdDSA only
+	verifyKey any
+	issuer    string
+	now       func() time.Time
+	rand      io.Reader
+	parser    *jwt.Parser
+	// seen remembers tokens already verified, until they expire: a client
+	// sends the same token for up to 15 minutes, and checking a signature
+	// and decoding claims costs more than the rest of a small request.
+	seen verifiedCache
+}
+
+// verifiedCache maps a token to its verified claims. It only ever holds
+// tokens that passed every check; a hit still checks expiry.
+type verifiedCache struct {
+	mu sync.Mutex
+	m  map[string]*Claims
+}
+
+// maxVerified bounds the cache; past it, it starts over.
+const maxVerified = 10000
+
+func (c *verifiedCache) get(raw string) *Claims {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[raw]
+}
+
+func (c *verifiedCache) put(raw string, claims *Claims) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxVerified {
+		c.m = make(map[string]*Claims, 64)
+	}
+	c.m[raw] = claims
 }
 
 func newTokens(o Options, now func() time.Time) (*tokens, error) {
@@ -106,12 +136,12 @@ func newTokens(o Options, now func() time.Time) (*tokens, error) {
 		}
 		t.method, t.signKey, t.keyID = jwt.SigningMethodEdDSA, o.EdDSAKey, o.KeyID
 		t.public = o.EdDSAKey.Public().(ed25519.PublicKey)
-		t.verify = t.public
+		t.verifyKey = t.public
 	default:
 		if len(o.JWTSecret) < MinSecretLength {
 			return nil, fmt.Errorf("transport: JWTSecret must be at least %d bytes (it has %d)", MinSecretLength, len(o.JWTSecret))
 		}
-		t.method, t.signKey, t.verify = jwt.SigningMethodHS256, o.JWTSecret, o.JWTSecret
+		t.method, t.signKey, t.verifyKey = jwt.SigningMethodHS256, o.JWTSecret, o.JWTSecret
 	}
 	t.parser = jwt.NewParser(
 		jwt.WithValidMethods([]string{t.method.Alg()}),
@@ -142,14 +172,31 @@ func (t *tokens) sign(p cms.Principal) (string, error) {
 	return tok.SignedString(t.signKey)
 }
 
-// parse verifies an access token and returns its claims.
+// parse verifies an access token and returns its claims, which the caller
+// must not change.
 func (t *tokens) parse(raw string) (*Claims, error) {
+	if c := t.seen.get(raw); c != nil {
+		now := t.now().Unix()
+		if now < c.Exp && now >= c.Iat && now >= c.Nbf {
+			return c, nil
+		}
+		return nil, errors.New("token expired")
+	}
+	c, err := t.verify(raw)
+	if err != nil {
+		return nil, err
+	}
+	t.seen.put(raw, c)
+	return c, nil
+}
+
+func (t *tokens) verify(raw string) (*Claims, error) {
 	c := new(Claims)
 	_, err := t.parser.ParseWithClaims(raw, c, func(tok *jwt.Token) (any, error) {
 		if t.keyID != "" && tok.Header["kid"] != t.keyID {
 			return nil, errors.New("unknown kid")
 		}
-		return t.verify, nil
+		return t.verifyKey, nil
 	})
 	if err != nil {
 		return nil, err
