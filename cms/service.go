@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"sync"
 	"time"
 )
 
@@ -47,6 +48,13 @@ type Options struct {
 	// LoginWindow is the throttling window. Default 15 minutes.
 	LoginWindow time.Duration
 
+	// Location is the zone of timeLastUpdate and the other timestamps on
+	// the wire, and of /updatedSince. Default: a fixed UTC+1 (CET).
+	Location *time.Location
+	// HTML sanitizes the HTML fields of every write. Default
+	// UGCSanitizer() (bluemonday's user-generated-content policy).
+	HTML Sanitizer
+
 	// UserRecheck is how long a user's disabled state is trusted before
 	// it is read again; a disabled user's access tokens stop working after
 	// at most this long. Default 2 s.
@@ -87,6 +95,12 @@ func (o Options) withDefaults() Options {
 	if o.LoginWindow == 0 {
 		o.LoginWindow = 15 * time.Minute
 	}
+	if o.Location == nil {
+		o.Location = time.FixedZone("CET", 60*60)
+	}
+	if o.HTML == nil {
+		o.HTML = UGCSanitizer()
+	}
 	if o.UserRecheck == 0 {
 		o.UserRecheck = 2 * time.Second
 	}
@@ -102,6 +116,10 @@ type Service struct {
 	hasher *hasher
 	creds  Credentials
 	users  *userCache
+	// doc is the storage form's codec; codecs caches one Codec per
+	// language configuration (key Languages.String()).
+	doc    *Codec
+	codecs sync.Map
 }
 
 // NewService returns a Service on store.
@@ -124,6 +142,7 @@ func NewService(store Store, opts *Options) (*Service, error) {
 		s.creds = storeCredentials{s}
 	}
 	s.users = newUserCache(o.UserRecheck)
+	s.doc = NewDocumentCodec()
 	return s, nil
 }
 
@@ -135,3 +154,6 @@ func (s *Service) Store() Store { return s.store }
 func (s *Service) Now() time.Time { return s.opts.Now() }
 
 func (s *Service) now() time.Time { return s.opts.Now() }
+
+// Location is the zone of the timestamps on the wire (Options.Location).
+func (s *Service) Location() *time.Location { return s.opts.Location }

@@ -55,6 +55,8 @@ type env struct {
 	h     *Handler
 	clock *clock
 	logs  *strings.Builder
+	// tokens caches an access token per user (record tests).
+	tokens map[string]string
 }
 
 type envOptions struct {

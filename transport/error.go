@@ -58,9 +58,11 @@ const (
 
 const realm = `Bearer realm="api/bw/v2"`
 
-// failBody is every error body: {"fail": text}.
+// failBody is every error body: {"fail": text}, plus the ids not deleted
+// of a delete that deleted none.
 type failBody struct {
-	Fail string `json:"fail"`
+	Fail   string   `json:"fail"`
+	Failed []string `json:"failed,omitempty"`
 }
 
 // writeError answers err through the table. Anything without a code is a
@@ -103,12 +105,16 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 		}
 	}
-	writeJSON(w, f.status, failBody{text})
+	body := failBody{Fail: text}
+	if nd, ok := errors.AsType[*cms.NotDoneError](err); ok {
+		body.Failed = nd.Failed
+	}
+	writeJSON(w, f.status, body)
 }
 
 // writeFail answers a status transport decides itself (routing).
 func writeFail(w http.ResponseWriter, status int, text string) {
-	writeJSON(w, status, failBody{text})
+	writeJSON(w, status, failBody{Fail: text})
 }
 
 // writeJSON writes v as the JSON body, without HTML escaping (texts carry

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/bwcms/cms/cms"
 	"github.com/gorilla/mux"
@@ -37,6 +39,9 @@ type Options struct {
 	// Issuer is the iss claim written and required. Default "bw".
 	Issuer string
 
+	// MaxBody is the largest create/update body. Default 8 MiB.
+	MaxBody int64
+
 	// CrossOrigin decides which POSTs under /auth are cross-site and
 	// refused. Default http.NewCrossOriginProtection() (Sec-Fetch-Site,
 	// then Origin against Host).
@@ -51,6 +56,12 @@ type Handler struct {
 	tokens *tokens
 	cross  *http.CrossOriginProtection
 	routes map[string]route
+
+	loc     *time.Location
+	maxBody int64
+	// schemas caches generated schema documents by kind, languages and
+	// form.
+	schemas sync.Map
 }
 
 // route is one path and the handler of each of its methods.
@@ -82,7 +93,10 @@ func NewHandler(svc *cms.Service, opts *Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Handler{svc: svc, log: o.Logger, tokens: tokens, cross: o.CrossOrigin}
+	if o.MaxBody <= 0 {
+		o.MaxBody = DefaultMaxBody
+	}
+	h := &Handler{svc: svc, log: o.Logger, tokens: tokens, cross: o.CrossOrigin, loc: svc.Location(), maxBody: o.MaxBody}
 	h.routes = map[string]route{
 		"auth":         {http.MethodGet: h.validate, http.MethodPost: h.login},
 		"auth/refresh": {http.MethodPost: h.refresh},
@@ -110,7 +124,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rt, ok := h.routes[rest]
 	if !ok {
-		writeFail(w, http.StatusNotFound, textNotFound)
+		h.serveRecords(w, r, rest)
 		return
 	}
 	serve, ok := rt[r.Method]
@@ -119,12 +133,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		for m := range rt {
 			methods = append(methods, m)
 		}
-		slices.Sort(methods)
-		w.Header().Set("Allow", strings.Join(methods, ", "))
+		w.Header().Set("Allow", joinMethods(methods))
 		writeFail(w, http.StatusMethodNotAllowed, textMethodNotAllowed)
 		return
 	}
 	serve(w, r)
+}
+
+// joinMethods is the Allow header of a route's methods.
+func joinMethods(methods []string) string {
+	methods = slices.Clone(methods)
+	slices.Sort(methods)
+	return strings.Join(methods, ", ")
 }
 
 // recoverPanic turns a panic into a logged 500 that shows nothing.

@@ -1,0 +1,98 @@
+package cms
+
+import "context"
+
+// aliasesOf returns the urlAlias field of a record.
+func aliasesOf(rec Record) *Langs[string] {
+	switch r := rec.(type) {
+	case *Resource:
+		return &r.URLAlias
+	case *Map:
+		return &r.URLAlias
+	case *Landing:
+		return &r.URLAlias
+	case *Proposal:
+		return &r.URLAlias
+	}
+	return nil
+}
+
+func titlesOf(rec Record) Langs[string] {
+	switch r := rec.(type) {
+	case *Resource:
+		return r.Title
+	case *Map:
+		return r.Title
+	case *Landing:
+		return r.Title
+	case *Proposal:
+		return r.Title
+	}
+	return nil
+}
+
+// checkAliases reports every urlAlias of the body held by another record
+// of the kind in the same language (DECISIONS §5).
+func (s *Service) checkAliases(ctx context.Context, tx Store, p Principal, patch Record) ([]fieldProblem, error) {
+	aliases := *aliasesOf(patch)
+	var problems []fieldProblem
+	for _, lang := range p.Langs.All {
+		alias, ok := aliases[lang]
+		if !ok || alias == "" {
+			continue
+		}
+		holder, err := tx.AliasHolder(ctx, p.Account, patch.Kind(), lang, alias)
+		switch {
+		case ErrorCode(err) == CodeNotFound:
+			continue
+		case err != nil:
+			return nil, err
+		}
+		if holder != patch.RecordID() {
+			problems = append(problems, fieldProblem{p.Langs.WireName("urlAlias", lang),
+				alias + " is already used by " + patch.Kind().Title() + " " + holder})
+		}
+	}
+	return problems, nil
+}
+
+// makeAliases gives a new record the urlAlias of every configured language
+// the body leaves out (DECISIONS §5, §13): "/" and the slug of the title in
+// that language, else of the default language's alias (for the default
+// language: of the id), made unique in its language with -2, -3, ...
+func (s *Service) makeAliases(ctx context.Context, tx Store, p Principal, rec Record, patch Record) error {
+	aliases := aliasesOf(rec)
+	if *aliases == nil {
+		*aliases = Langs[string]{}
+	}
+	given := *aliasesOf(patch)
+	titles := titlesOf(rec)
+	order := append([]string{p.Langs.Default}, p.Langs.Others()...)
+	for _, lang := range order {
+		if _, ok := given[lang]; ok {
+			continue
+		}
+		slug := Slug(titles[lang])
+		if slug == "" && lang == p.Langs.Default {
+			slug = Slug(rec.RecordID())
+		}
+		if slug == "" {
+			slug = Slug((*aliases)[p.Langs.Default])
+		}
+		if slug == "" {
+			slug = "record" // an id always has a letter or digit; this is only a guard
+		}
+		alias, err := UniqueAlias(AliasFromSlug(slug), func(candidate string) (bool, error) {
+			_, err := tx.AliasHolder(ctx, p.Account, rec.Kind(), lang, candidate)
+			if ErrorCode(err) == CodeNotFound {
+				return false, nil
+			}
+			return err == nil, err
+		})
+		if err != nil {
+			return err
+		}
+		(*aliases)[lang] = alias
+	}
+	return nil
+}

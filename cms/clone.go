@@ -1,0 +1,142 @@
+package cms
+
+import (
+	"context"
+	"strconv"
+)
+
+// CloneResult is the answer of Clone.
+type CloneResult struct {
+	Kind  Kind
+	ID    string // the record cloned
+	NewID string
+}
+
+// Clone copies record id of kind (DECISIONS §8): every field and the
+// record's own reference lists (a Map's resource lists, a Landing's
+// blocks), not the assignments made from the other side; id and urlAlias
+// get -copy, -copy-2, ...; the clone is unpublished. For a Resource, mapID
+// (when set) assigns the clone to that Map as PRIMARY. Errors: CodeNotFound
+// ("There is no <Kind> <id> to clone"); CodeConflict ("Not cloned <Kind>
+// <id>") when no new id fits or the Map does not exist; CodeUnauthorized,
+// CodeForbidden.
+func (s *Service) Clone(ctx context.Context, kind Kind, id, mapID string) (CloneResult, error) {
+	p, err := s.caller(ctx, kind, ActionWrite)
+	if err != nil {
+		return CloneResult{}, err
+	}
+	notCloned := &Error{Code: CodeConflict, Message: "Not cloned " + kind.Title() + " " + id}
+	res := CloneResult{Kind: kind, ID: id}
+	err = s.store.WithTx(ctx, func(tx Store) error {
+		now := s.now()
+		src, err := tx.GetRecord(ctx, p.Account, kind, id)
+		if ErrorCode(err) == CodeNotFound {
+			return &Error{Code: CodeNotFound, Message: "There is no " + kind.Title() + " " + id + " to clone"}
+		}
+		if err != nil {
+			return err
+		}
+		if mapID != "" {
+			if _, err := tx.GetRecord(ctx, p.Account, KindMap, mapID); ErrorCode(err) == CodeNotFound {
+				return notCloned
+			} else if err != nil {
+				return err
+			}
+		}
+		newID, err := s.copyID(ctx, tx, p.Account, kind, id)
+		if err != nil {
+			return err
+		}
+		if newID == "" {
+			return notCloned
+		}
+		clone := NewRecord(kind)
+		if err := s.doc.Decode(s.doc.Marshal(src.Record), clone); err != nil {
+			return err
+		}
+		setCloneIdentity(clone, newID)
+		aliases := aliasesOf(clone)
+		for lang, alias := range *aliases {
+			if alias == "" {
+				continue
+			}
+			unique, err := UniqueAlias(alias+"-copy", func(candidate string) (bool, error) {
+				_, err := tx.AliasHolder(ctx, p.Account, kind, lang, candidate)
+				if ErrorCode(err) == CodeNotFound {
+					return false, nil
+				}
+				return err == nil, err
+			})
+			if err != nil {
+				return notCloned
+			}
+			(*aliases)[lang] = unique
+		}
+		if err := tx.PutRecord(ctx, &Entry{Account: p.Account, Record: clone, Updated: now}); err != nil {
+			return err
+		}
+		switch {
+		case kind == KindMap:
+			for _, role := range []Role{RolePrimary, RoleSecondary} {
+				ids, err := tx.MapResources(ctx, p.Account, id, role)
+				if err != nil {
+					return err
+				}
+				if err := tx.SetMapResources(ctx, p.Account, newID, role, ids); err != nil {
+					return err
+				}
+			}
+			if err := s.touchAssigned(ctx, tx, p.Account, KindMap, newID, now); err != nil {
+				return err
+			}
+		case kind == KindResource && mapID != "":
+			if err := tx.SetResourceMaps(ctx, p.Account, newID, RolePrimary, []string{mapID}); err != nil {
+				return err
+			}
+			if err := tx.TouchRecord(ctx, p.Account, KindMap, mapID, now); err != nil {
+				return err
+			}
+		}
+		res.NewID = newID
+		return nil
+	})
+	if err != nil {
+		return CloneResult{}, err
+	}
+	return res, nil
+}
+
+// copyID returns the first free id of <id>-copy, <id>-copy-2, ..., or ""
+// when none fits in 80 characters.
+func (s *Service) copyID(ctx context.Context, tx Store, account string, kind Kind, id string) (string, error) {
+	for n := 1; n <= 1000; n++ {
+		candidate := id + "-copy"
+		if n > 1 {
+			candidate += "-" + strconv.Itoa(n)
+		}
+		if !ValidID(candidate) {
+			return "", nil
+		}
+		_, err := tx.GetRecord(ctx, account, kind, candidate)
+		if ErrorCode(err) == CodeNotFound {
+			return candidate, nil
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	return "", nil
+}
+
+func setCloneIdentity(rec Record, id string) {
+	switch r := rec.(type) {
+	case *Resource:
+		r.ID, r.Published = id, Some(false)
+	case *Map:
+		r.ID, r.Published = id, Some(false)
+	case *Landing:
+		r.ID, r.Published = id, Some(false)
+	case *Proposal:
+		r.ID, r.Published = id, Some(false)
+	}
+}

@@ -1,0 +1,202 @@
+package cms
+
+import (
+	"context"
+	"hash/fnv"
+	"iter"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ReadParams select the records Read returns (DECISIONS §3, §4).
+type ReadParams struct {
+	// IDs, when set, names the records, answered in the order asked
+	// (missing ones left out); otherwise every matching record streams in
+	// ascending id order.
+	IDs       []string
+	Published Published
+	// MapID keeps Resources assigned to that Map in either role.
+	MapID string
+	// After keeps ids greater than it; Limit (1..1000), when above 0,
+	// stops after that many.
+	After string
+	Limit int
+	// BBox keeps records located inside it.
+	BBox *BBox
+	// UpdatedSince, when not zero, keeps records updated at or after it.
+	UpdatedSince time.Time
+}
+
+// Read returns the records p selects, for the principal in ctx. With ids,
+// reading a Proposal counts an access (statsAccess + 1, statsLastAccess =
+// now). The sequence yields an error at most once, as its last element;
+// a list streams from the store without being held in memory. Errors:
+// CodeUnauthorized, CodeForbidden.
+func (s *Service) Read(ctx context.Context, kind Kind, p ReadParams) (iter.Seq2[*Entry, error], error) {
+	pr, err := s.caller(ctx, kind, ActionRead)
+	if err != nil {
+		return nil, err
+	}
+	if p.IDs == nil {
+		return s.store.ListRecords(ctx, ListParams{Account: pr.Account, Kind: kind, Published: p.Published,
+			MapID: p.MapID, After: p.After, Limit: p.Limit, BBox: p.BBox, UpdatedSince: p.UpdatedSince}), nil
+	}
+	entries, err := s.store.GetRecords(ctx, pr.Account, kind, p.IDs)
+	if err != nil {
+		return nil, err
+	}
+	var members map[string]bool
+	if p.MapID != "" && kind == KindResource {
+		if members, err = s.mapMembers(ctx, pr.Account, p.MapID); err != nil {
+			return nil, err
+		}
+	}
+	kept := entries[:0]
+	for _, e := range entries {
+		if p.keeps(e, members) {
+			kept = append(kept, e)
+		}
+		if p.Limit > 0 && len(kept) == p.Limit {
+			break
+		}
+	}
+	if kind == KindProposal {
+		now := s.now()
+		for _, e := range kept {
+			if err := s.store.CountAccess(ctx, pr.Account, kind, e.Record.RecordID(), now); err != nil {
+				return nil, err
+			}
+			e.StatsAccess++
+			e.StatsLastAccess = now
+		}
+	}
+	return func(yield func(*Entry, error) bool) {
+		for _, e := range kept {
+			if !yield(e, nil) {
+				return
+			}
+		}
+	}, nil
+}
+
+func (s *Service) mapMembers(ctx context.Context, account, mapID string) (map[string]bool, error) {
+	m := map[string]bool{}
+	for _, role := range []Role{RolePrimary, RoleSecondary} {
+		ids, err := s.store.MapResources(ctx, account, mapID, role)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			m[id] = true
+		}
+	}
+	return m, nil
+}
+
+// keeps applies the filters of p to a record named by id.
+func (p ReadParams) keeps(e *Entry, members map[string]bool) bool {
+	ix := recordIndex(e.Record)
+	switch p.Published {
+	case PublishedOnly:
+		if !ix.Published {
+			return false
+		}
+	case UnpublishedOnly:
+		if ix.Published {
+			return false
+		}
+	}
+	id := e.Record.RecordID()
+	if members != nil && !members[id] {
+		return false
+	}
+	if p.After != "" && id <= p.After {
+		return false
+	}
+	if !p.UpdatedSince.IsZero() && e.Updated.Before(p.UpdatedSince) {
+		return false
+	}
+	if p.BBox != nil && !(ix.Lat.Valid && ix.Lon.Valid && p.BBox.Contains(ix.Lat.Value, ix.Lon.Value)) {
+		return false
+	}
+	return true
+}
+
+// Contains reports whether a point lies in the box, edges included.
+func (b BBox) Contains(lat, lon float64) bool {
+	if lat < b.MinLat || lat > b.MaxLat {
+		return false
+	}
+	if b.MinLon <= b.MaxLon {
+		return lon >= b.MinLon && lon <= b.MaxLon
+	}
+	return lon >= b.MinLon || lon <= b.MaxLon // across the 180° meridian
+}
+
+// recordIndex is the part of the index Read filters on.
+func recordIndex(rec Record) RecordIndex {
+	var ix RecordIndex
+	switch r := rec.(type) {
+	case *Resource:
+		ix.Published, ix.Lat, ix.Lon = r.Published.Value, r.LocationLat, r.LocationLon
+	case *Map:
+		ix.Published, ix.Lat, ix.Lon = r.Published.Value, r.LocationLat, r.LocationLon
+	case *Landing:
+		ix.Published = r.Published.Value
+	case *Proposal:
+		ix.Published = r.Published.Value
+	}
+	return ix
+}
+
+// Wire fills the read-only fields of an entry's record for the wire:
+// timeLastUpdate, and a Proposal's access counters.
+func (s *Service) Wire(e *Entry) Record {
+	ts := s.Timestamp(e.Updated)
+	switch r := e.Record.(type) {
+	case *Resource:
+		r.TimeLastUpdate = ts
+	case *Map:
+		r.TimeLastUpdate = ts
+	case *Landing:
+		r.TimeLastUpdate = ts
+	case *Proposal:
+		r.TimeLastUpdate = ts
+		r.StatsAccess = e.StatsAccess
+		r.StatsLastAccess = Null[string]{Set: true}
+		if !e.StatsLastAccess.IsZero() {
+			r.StatsLastAccess = NullOf(s.Timestamp(e.StatsLastAccess))
+		}
+	}
+	return e.Record
+}
+
+// Codec returns the codec of the principal's languages in ctx.
+func (s *Service) Codec(ctx context.Context) (*Codec, error) {
+	p, ok := PrincipalFrom(ctx)
+	if !ok {
+		return nil, errUnauthorized
+	}
+	return s.codec(p.Langs)
+}
+
+// ETag is the entity tag of a stored record: it changes exactly when its
+// timeLastUpdate does, never with a Proposal's access counters.
+func ETag(e *Entry) string {
+	h := fnv.New64a()
+	h.Write([]byte(e.Record.RecordID()))
+	return `"` + strconv.FormatUint(h.Sum64(), 36) + "-" + strconv.FormatInt(e.Updated.UnixMicro(), 36) + `"`
+}
+
+// etagMatches reads an If-Match list: "*", or one of the tags (weak ones
+// never match, RFC 9110 §13.1.1).
+func etagMatches(header, etag string) bool {
+	for tag := range strings.SplitSeq(header, ",") {
+		tag = strings.TrimSpace(tag)
+		if tag == "*" || tag == etag {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,262 @@
+package cms
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"slices"
+	"time"
+)
+
+// Outcome says what an upsert did.
+type Outcome uint8
+
+// The outcomes of Upsert and their answers: 200 Skip, 201 Create,
+// 202 Update, and 202 Delete for deleteElementIrreversibly.
+const (
+	Skipped Outcome = iota
+	Created
+	Updated
+	Deleted
+)
+
+// UpsertResult is the answer of Upsert.
+type UpsertResult struct {
+	Kind    Kind
+	ID      string
+	Outcome Outcome
+}
+
+// UpsertOptions are the conditions of an upsert.
+type UpsertOptions struct {
+	// IfMatch, when set, is an ETag from a read: the upsert is refused
+	// with CodePrecondition unless the record still has it ("*": unless
+	// the record exists).
+	IfMatch string
+}
+
+// Upsert creates or updates one record of kind from a JSON body, for the
+// principal in ctx (DECISIONS §5): fields present replace, absent ones
+// keep, null clears; read-only fields are ignored; references are checked
+// and both sides of every assignment kept in agreement; a record equal to
+// the stored one is Skipped without a write. Errors: CodeMalformed for a
+// body that is not one strict JSON object; CodeInvalid listing every
+// problem; CodeUnauthorized and CodeForbidden for the caller;
+// CodePrecondition for a stale IfMatch; with deleteElementIrreversibly,
+// those of Delete.
+func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *UpsertOptions) (UpsertResult, error) {
+	p, err := s.caller(ctx, kind, ActionWrite)
+	if err != nil {
+		return UpsertResult{}, err
+	}
+	codec, err := s.codec(p.Langs)
+	if err != nil {
+		return UpsertResult{}, err
+	}
+	patch := NewRecord(kind)
+	if err := codec.Decode(body, patch); err != nil {
+		return UpsertResult{}, err
+	}
+	id := patch.RecordID()
+	s.sanitize(patch)
+	if deleteAsked(patch) {
+		if !p.Can(kind, ActionDelete) {
+			return UpsertResult{}, errForbidden
+		}
+		return s.deleteByBody(ctx, p, kind, id)
+	}
+	var o UpsertOptions
+	if opts != nil {
+		o = *opts
+	}
+	res := UpsertResult{Kind: kind, ID: id}
+	err = s.store.WithTx(ctx, func(tx Store) error {
+		now := s.now()
+		entry, err := tx.GetRecord(ctx, p.Account, kind, id)
+		switch {
+		case ErrorCode(err) == CodeNotFound:
+			entry = nil
+		case err != nil:
+			return err
+		}
+		if o.IfMatch != "" && (entry == nil || !etagMatches(o.IfMatch, ETag(entry))) {
+			return errPrecondition
+		}
+		var merged Record
+		var before []byte
+		if entry != nil {
+			merged = entry.Record
+			before = s.doc.Marshal(merged)
+		} else {
+			merged = newWithDefaults(kind, id)
+		}
+		mergeRecord(s.doc.kinds[kind].spec, merged, patch)
+		problems := s.checkMerged(codec, merged)
+		refProblems, err := s.checkReferences(ctx, tx, p, patch)
+		if err != nil {
+			return err
+		}
+		problems = append(problems, refProblems...)
+		aliasProblems, err := s.checkAliases(ctx, tx, p, patch)
+		if err != nil {
+			return err
+		}
+		problems = append(problems, aliasProblems...)
+		if len(problems) > 0 {
+			return problemError(patch, true, problems)
+		}
+		if entry == nil {
+			if err := s.makeAliases(ctx, tx, p, merged, patch); err != nil {
+				return err
+			}
+		}
+		assigned, err := s.assign(ctx, tx, p.Account, patch, now)
+		if err != nil {
+			return err
+		}
+		if entry != nil && !assigned && bytes.Equal(before, s.doc.Marshal(merged)) {
+			res.Outcome = Skipped
+			return nil
+		}
+		res.Outcome = Updated
+		if entry == nil {
+			res.Outcome = Created
+			entry = &Entry{Account: p.Account}
+		}
+		entry.Record, entry.Updated = merged, now
+		return tx.PutRecord(ctx, entry)
+	})
+	if err != nil {
+		return UpsertResult{}, err
+	}
+	return res, nil
+}
+
+var (
+	errForbidden    = &Error{Code: CodeForbidden, Message: "Forbidden"}
+	errPrecondition = &Error{Code: CodePrecondition, Message: "Precondition failed"}
+)
+
+// caller returns the principal of ctx when it may do action on kind.
+func (s *Service) caller(ctx context.Context, kind Kind, action Action) (Principal, error) {
+	p, ok := PrincipalFrom(ctx)
+	if !ok {
+		return Principal{}, errUnauthorized
+	}
+	if !p.Can(kind, action) {
+		return Principal{}, errForbidden
+	}
+	return p, nil
+}
+
+// codec returns the (cached) codec of a language configuration.
+func (s *Service) codec(langs Languages) (*Codec, error) {
+	key := langs.String()
+	if c, ok := s.codecs.Load(key); ok {
+		return c.(*Codec), nil
+	}
+	c, err := NewCodec(langs)
+	if err != nil {
+		return nil, err
+	}
+	actual, _ := s.codecs.LoadOrStore(key, c)
+	return actual.(*Codec), nil
+}
+
+func deleteAsked(rec Record) bool {
+	switch r := rec.(type) {
+	case *Resource:
+		return r.DeleteIrreversibly.Value
+	case *Map:
+		return r.DeleteIrreversibly.Value
+	case *Landing:
+		return r.DeleteIrreversibly.Value
+	case *Proposal:
+		return r.DeleteIrreversibly.Value
+	}
+	return false
+}
+
+// newWithDefaults is a new record with the values fixed at creation
+// (DECISIONS §5, §13).
+func newWithDefaults(kind Kind, id string) Record {
+	switch kind {
+	case KindResource:
+		return &Resource{ID: id, Published: Some(false), HideInList: Some(false)}
+	case KindMap:
+		return &Map{ID: id, Published: Some(false), RoutePlannerAuto: Some(false),
+			RoutePlannerColor: Some("#3388ff"), RoutePlannerWidth: Some(3.0)}
+	case KindLanding:
+		return &Landing{ID: id, Published: Some(false)}
+	case KindProposal:
+		return &Proposal{ID: id, Published: Some(false)}
+	}
+	return nil
+}
+
+// mergeRecord copies every field present in patch onto dst: a field replaces
+// the stored one, a language variant only its language. Read-only and
+// write-only fields and the id stay. The ...Add lists of the document
+// (poiResourceIdsAdd) are appended to their lists here; assignment lists
+// are applied by assign.
+func mergeRecord(spec *typeSpec, dst, patch Record) {
+	dv, pv := reflect.ValueOf(dst).Elem(), reflect.ValueOf(patch).Elem()
+	for _, f := range spec.fields {
+		if f.readOnly || f.writeOnly || f.name == "id" {
+			continue
+		}
+		from, to := pv.Field(f.index), dv.Field(f.index)
+		if from.Kind() == reflect.Map {
+			if from.Len() == 0 {
+				continue
+			}
+			if to.IsNil() {
+				to.Set(reflect.MakeMapWithSize(to.Type(), from.Len()))
+			}
+			for it := from.MapRange(); it.Next(); {
+				to.SetMapIndex(it.Key(), it.Value())
+			}
+			continue
+		}
+		if from.FieldByName("Set").Bool() {
+			to.Set(from)
+		}
+	}
+	switch p := patch.(type) {
+	case *Resource:
+		d := dst.(*Resource)
+		d.POIResourceIDs = appendNew(d.POIResourceIDs, p.POIResourceIDsAdd)
+	case *Map:
+		d := dst.(*Map)
+		d.POIResourceIDs = appendNew(d.POIResourceIDs, p.POIResourceIDsAdd)
+	}
+}
+
+// appendNew adds the ids of add missing from list at its end, in order.
+func appendNew(list, add Null[[]string]) Null[[]string] {
+	if !add.Valid || len(add.Value) == 0 {
+		return list
+	}
+	out := append([]string(nil), list.Value...)
+	for _, id := range add.Value {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return NullOf(out)
+}
+
+// checkMerged applies the rules judged on the merged record: TRACK-only
+// fields.
+func (s *Service) checkMerged(codec *Codec, merged Record) []fieldProblem {
+	var problems []fieldProblem
+	w := walker{codec: codec, add: func(path, text string) { problems = append(problems, fieldProblem{path, text}) }}
+	w.trackOnly(merged)
+	return problems
+}
+
+// Timestamp formats t as the contract's YYYY-MM-DD HH:MM:SS in the
+// service's zone (Options.Location).
+func (s *Service) Timestamp(t time.Time) string {
+	return t.In(s.opts.Location).Format(time.DateTime)
+}

@@ -1,0 +1,130 @@
+package transport
+
+import (
+	"bufio"
+	"net/http"
+	"strings"
+
+	"github.com/bwcms/cms/cms"
+)
+
+// flushEvery is how many bytes of a streamed list are buffered before they
+// go to the client.
+const flushEvery = 32 << 10
+
+func (h *Handler) read(w http.ResponseWriter, r *http.Request, rp *recordPath) {
+	ctx := r.Context()
+	codec, err := h.svc.Codec(ctx)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	proj, err := codec.NewProjection(rp.Kind, rp.Fields, rp.IgnoreFields, rp.ExcludeFiles)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	seq, err := h.svc.Read(ctx, rp.Kind, cms.ReadParams{IDs: rp.IDs, Published: rp.Published, MapID: rp.MapID,
+		After: rp.After, Limit: rp.Limit, BBox: rp.BBox, UpdatedSince: rp.UpdatedSince})
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	exportFail := &cms.Error{Code: cms.CodeNotFound, Message: "ERROR: Export fail"}
+	if rp.IDs != nil {
+		// Named ids: at most 1000, already in memory; 404 when none.
+		var entries []*cms.Entry
+		for e, err := range seq {
+			if err != nil {
+				h.writeError(w, r, err)
+				return
+			}
+			entries = append(entries, e)
+		}
+		if len(entries) == 0 {
+			h.writeError(w, r, exportFail)
+			return
+		}
+		if rp.Single {
+			h.writeOne(w, r, codec, proj, entries[0])
+			return
+		}
+		buf := []byte{'['}
+		for i, e := range entries {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = codec.AppendProjected(buf, h.svc.Wire(e), proj)
+		}
+		writeRaw(w, http.StatusOK, append(buf, ']', '\n'))
+		return
+	}
+	h.stream(w, r, codec, proj, seq)
+}
+
+// writeOne answers one record with its ETag; If-None-Match with it is 304.
+func (h *Handler) writeOne(w http.ResponseWriter, r *http.Request, codec *cms.Codec, proj *cms.Projection, e *cms.Entry) {
+	etag := cms.ETag(e)
+	w.Header().Set("ETag", etag)
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etagListHas(inm, etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	buf := codec.AppendProjected(make([]byte, 0, 4096), h.svc.Wire(e), proj)
+	writeRaw(w, http.StatusOK, append(buf, '\n'))
+}
+
+// stream writes a list as it comes from the store. A failure after the
+// first byte cannot change the status any more: the connection is cut, so
+// the client never takes a partial list for a whole one.
+func (h *Handler) stream(w http.ResponseWriter, r *http.Request, codec *cms.Codec, proj *cms.Projection, seq func(func(*cms.Entry, error) bool)) {
+	var bw *bufio.Writer
+	buf := make([]byte, 0, 8192)
+	n := 0
+	for e, err := range seq {
+		if err != nil {
+			if bw == nil {
+				h.writeError(w, r, err)
+				return
+			}
+			h.log.ErrorContext(r.Context(), "transport: list failed while streaming", "path", r.URL.EscapedPath(), "err", err)
+			panic(http.ErrAbortHandler)
+		}
+		if bw == nil {
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			w.WriteHeader(http.StatusOK)
+			bw = bufio.NewWriterSize(w, flushEvery)
+			bw.WriteByte('[')
+		}
+		buf = buf[:0]
+		if n > 0 {
+			buf = append(buf, ',')
+		}
+		n++
+		buf = codec.AppendProjected(buf, h.svc.Wire(e), proj)
+		if _, err := bw.Write(buf); err != nil {
+			return // the client went away
+		}
+	}
+	if bw == nil {
+		writeRaw(w, http.StatusOK, []byte("[]\n"))
+		return
+	}
+	bw.WriteString("]\n")
+	bw.Flush()
+}
+
+func writeRaw(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func etagListHas(header, etag string) bool {
+	for tag := range strings.SplitSeq(header, ",") {
+		if tag = strings.TrimSpace(tag); tag == "*" || tag == etag || tag == "W/"+etag {
+			return true
+		}
+	}
+	return false
+}

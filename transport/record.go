@@ -1,0 +1,185 @@
+package transport
+
+import (
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+
+	"github.com/bwcms/cms/cms"
+)
+
+// DefaultMaxBody is the default limit of a create/update body.
+const DefaultMaxBody = 8 << 20
+
+// serveRecords answers every path under /api/bw/v2/<kind>/: routing
+// first (404, 405), then 401 and 403, then the path's options (400).
+func (h *Handler) serveRecords(w http.ResponseWriter, r *http.Request, rest string) {
+	rp, perr := parsePath(r.Method, rest, h.loc)
+	if perr != nil {
+		if m, ok := errors.AsType[*methodError](perr); ok {
+			w.Header().Set("Allow", joinMethods(m.allow))
+			writeFail(w, http.StatusMethodNotAllowed, textMethodNotAllowed)
+			return
+		}
+		if cms.ErrorCode(perr) != cms.CodeMalformed {
+			writeFail(w, http.StatusNotFound, textNotFound)
+			return
+		}
+	}
+	kind, action := pathAction(r.Method, rest)
+	ctx, err := h.authorize(r, kind, action)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	if perr != nil {
+		h.writeError(w, r, perr)
+		return
+	}
+	r = r.WithContext(ctx)
+	switch rp.Endpoint {
+	case endpointUpsert:
+		h.upsert(w, r, rp)
+	case endpointRead:
+		h.read(w, r, rp)
+	case endpointDelete:
+		h.delete(w, r, rp)
+	case endpointClone:
+		h.clone(w, r, rp)
+	case endpointSchema:
+		h.schema(w, r, rp)
+	default: // batches come with their issue
+		writeFail(w, http.StatusNotFound, textNotFound)
+	}
+}
+
+// upsertBody is the answer of a create or update.
+type upsertBody struct {
+	Done   string `json:"done"`
+	ID     string `json:"id"`
+	New    bool   `json:"new"`
+	Update bool   `json:"update"`
+}
+
+func (h *Handler) upsert(w http.ResponseWriter, r *http.Request, rp *recordPath) {
+	body, err := h.readBody(w, r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	res, err := h.svc.Upsert(r.Context(), rp.Kind, body, &cms.UpsertOptions{IfMatch: r.Header.Get("If-Match")})
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	title := rp.Kind.Title() + " " + res.ID
+	switch res.Outcome {
+	case cms.Skipped:
+		writeJSON(w, http.StatusOK, upsertBody{"Skip " + title, res.ID, false, false})
+	case cms.Created:
+		writeJSON(w, http.StatusCreated, upsertBody{"Create " + title, res.ID, true, true})
+	case cms.Updated:
+		writeJSON(w, http.StatusAccepted, upsertBody{"Update " + title, res.ID, false, true})
+	case cms.Deleted:
+		writeJSON(w, http.StatusAccepted, upsertBody{"Delete " + title, res.ID, false, true})
+	}
+}
+
+// readBody reads a create/update body: the raw JSON document, or the field
+// json of an urlencoded or multipart form (DECISIONS §13). Over the limit:
+// CodeTooLarge.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, h.maxBody)
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if ct == "application/x-www-form-urlencoded" || ct == "multipart/form-data" {
+		var err error
+		if ct == "multipart/form-data" {
+			err = r.ParseMultipartForm(h.maxBody)
+		} else {
+			err = r.ParseForm()
+		}
+		if err != nil {
+			return nil, bodyReadError(err)
+		}
+		v := r.PostForm["json"]
+		if r.MultipartForm != nil {
+			v = r.MultipartForm.Value["json"]
+		}
+		if len(v) != 1 {
+			return nil, &cms.Error{Code: cms.CodeMalformed, Message: "Wrong request", Err: errors.New("form without one json field")}
+		}
+		return []byte(v[0]), nil
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, bodyReadError(err)
+	}
+	return body, nil
+}
+
+func bodyReadError(err error) error {
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return &cms.Error{Code: cms.CodeTooLarge, Err: err}
+	}
+	return &cms.Error{Code: cms.CodeMalformed, Message: "Wrong request", Err: err}
+}
+
+func (h *Handler) delete(w http.ResponseWriter, r *http.Request, rp *recordPath) {
+	res, err := h.svc.Delete(r.Context(), rp.Kind, rp.IDs)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	plural := rp.Kind.Plural()
+	body := struct {
+		Done   string   `json:"done"`
+		Count  int      `json:"count"`
+		Fail   string   `json:"fail,omitempty"`
+		Failed []string `json:"failed,omitempty"`
+	}{Done: "Deletion of " + strconv.Itoa(len(res.Deleted)) + " " + plural + " done", Count: len(res.Deleted)}
+	if len(res.Failed) > 0 {
+		body.Fail = "Deletion of " + strconv.Itoa(len(res.Failed)) + " " + plural + " not done"
+		body.Failed = res.Failed
+	}
+	writeJSON(w, http.StatusAccepted, body)
+}
+
+func (h *Handler) clone(w http.ResponseWriter, r *http.Request, rp *recordPath) {
+	res, err := h.svc.Clone(r.Context(), rp.Kind, rp.IDs[0], rp.MapID)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, struct {
+		Done string `json:"done"`
+		ID   string `json:"id"`
+	}{"Cloned " + rp.Kind.Title() + " " + res.ID + " to " + rp.Kind.Title() + " " + res.NewID, res.NewID})
+}
+
+// pathAction tells the kind and the permission a path needs, even when
+// its options are malformed (authorization comes before them).
+func pathAction(method, rest string) (cms.Kind, cms.Action) {
+	kindSeg, after, _ := cutSegment(rest)
+	second, _, _ := cutSegment(after)
+	kind := cms.Kind(kindSeg)
+	switch {
+	case second == "clone" || second == "batch" && method == http.MethodPost:
+		return kind, cms.ActionWrite
+	case method == http.MethodPost:
+		return kind, cms.ActionWrite
+	case method == http.MethodDelete:
+		return kind, cms.ActionDelete
+	}
+	return kind, cms.ActionRead
+}
+
+func cutSegment(s string) (string, string, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '/' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
