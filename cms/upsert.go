@@ -123,7 +123,7 @@ func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *Upse
 			res.Outcome = Created
 			entry = &Entry{Account: p.Account}
 		}
-		entry.Record, entry.Updated = merged, now
+		entry.Record, entry.Updated = merged, after(entry.Updated, now)
 		return tx.PutRecord(ctx, entry)
 	})
 	if err != nil {
@@ -244,6 +244,15 @@ func appendNew(list, add Null[[]string]) Null[[]string] {
 		}
 	}
 	return NullOf(out)
+}
+
+// after is now, or a microsecond past prev when the clock has not moved
+// past it: every change gives a record a new instant, so its ETag changes.
+func after(prev, now time.Time) time.Time {
+	if !now.After(prev) {
+		return prev.Add(time.Microsecond)
+	}
+	return now
 }
 
 // checkMerged applies the rules judged on the merged record: TRACK-only
