@@ -184,7 +184,7 @@ func TestWrites(t *testing.T) {
 				want: `{"fail":"Resource lake3: urlAlias: /lake is already used by Resource lake1"}`},
 			{user: "admin", method: "GET", path: "/api/bw/v2/resource/lake3/published/*", status: 404},
 			{name: "form field json", user: "admin", method: "POST", path: "/api/bw/v2/landing", status: 201,
-				body: "json=" + strings.ReplaceAll(`{"id":"land1","title":"L"}`, `"`, "%22"),
+				body:   "json=" + strings.ReplaceAll(`{"id":"land1","title":"L"}`, `"`, "%22"),
 				header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}},
 			{name: "two values", user: "admin", method: "POST", path: "/api/bw/v2/resource", body: `{"id":"lake1"}{"id":"lake2"}`,
 				status: 400, want: `{"fail":"Wrong request"}`},
