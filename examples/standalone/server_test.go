@@ -1,0 +1,243 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// buffer is a goroutine-safe output.
+type buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// cli runs one command line in process.
+type cli struct {
+	env    map[string]string
+	stdin  string
+	stdout buffer
+	stderr buffer
+}
+
+func (c *cli) env0() env {
+	return env{getenv: func(k string) string { return c.env[k] }, stdin: strings.NewReader(c.stdin),
+		stdout: &c.stdout, stderr: &c.stderr}
+}
+
+func (c *cli) run(t *testing.T, args ...string) int {
+	t.Helper()
+	return run(t.Context(), args, c.env0())
+}
+
+// server is a running standalone server.
+type server struct {
+	url    string
+	stop   context.CancelFunc
+	done   chan int
+	stdout *buffer
+	stderr *buffer
+}
+
+func startServer(t *testing.T, c *cli, args ...string) *server {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	e := c.env0()
+	e.ready = func(addr string) { ready <- addr }
+	s := &server{stop: cancel, done: make(chan int, 1), stdout: &c.stdout, stderr: &c.stderr}
+	go func() { s.done <- run(ctx, append([]string{"--addr", "127.0.0.1:0"}, args...), e) }()
+	select {
+	case addr := <-ready:
+		s.url = "http://" + addr
+	case code := <-s.done:
+		cancel()
+		t.Fatalf("server exited with %d: %s", code, c.stderr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("server did not start")
+	}
+	t.Cleanup(func() { s.shutdown(t) })
+	return s
+}
+
+func (s *server) shutdown(t *testing.T) {
+	t.Helper()
+	if s.stop == nil {
+		return
+	}
+	s.stop()
+	s.stop = nil
+	if code := <-s.done; code != 0 {
+		t.Errorf("server exit code %d: %s", code, s.stderr.String())
+	}
+}
+
+type answer struct {
+	status int
+	body   string
+	header http.Header
+}
+
+func (s *server) post(t *testing.T, path string, form url.Values, cookie string) answer {
+	t.Helper()
+	req, _ := http.NewRequest("POST", s.url+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if cookie != "" {
+		req.AddCookie(&http.Cookie{Name: "bw_rtoken", Value: cookie})
+	}
+	return s.do(t, req)
+}
+
+func (s *server) get(t *testing.T, path, token string) answer {
+	t.Helper()
+	req, _ := http.NewRequest("GET", s.url+path, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return s.do(t, req)
+}
+
+func (s *server) do(t *testing.T, req *http.Request) answer {
+	t.Helper()
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return answer{res.StatusCode, strings.TrimSpace(string(b)), res.Header}
+}
+
+type session struct {
+	Access  string `json:"access_token"`
+	Refresh string `json:"refresh_token"`
+}
+
+func (s *server) login(t *testing.T, user, password string) session {
+	t.Helper()
+	a := s.post(t, "/api/bw/v2/auth", url.Values{"u": {user}, "p": {password}}, "")
+	if a.status != 200 {
+		t.Fatalf("login %s: %d %s", user, a.status, a.body)
+	}
+	var sess session
+	json.Unmarshal([]byte(a.body), &sess)
+	return sess
+}
+
+type claims struct {
+	Sub   string   `json:"sub"`
+	Acc   string   `json:"acc"`
+	Perms []string `json:"perms"`
+	Lang  string   `json:"lang"`
+	Langs []string `json:"langs"`
+}
+
+func (s *server) claims(t *testing.T, token string) claims {
+	t.Helper()
+	a := s.get(t, "/api/bw/v2/auth", token)
+	if a.status != 200 {
+		t.Fatalf("validate: %d %s", a.status, a.body)
+	}
+	var v struct {
+		JWT claims `json:"jwt"`
+	}
+	json.Unmarshal([]byte(a.body), &v)
+	return v.JWT
+}
+
+var generated = regexp.MustCompile(`admin user "admin" created with password (\S+) \(shown once\)`)
+
+// TestNewcomer is the README's path: start, log in with the printed
+// password, validate, refresh with the cookie, log out; a restart keeps
+// the password and the signing secret.
+func TestNewcomer(t *testing.T) {
+	t.Parallel()
+	db := "sqlite:" + filepath.Join(t.TempDir(), "cms.db")
+	c := &cli{env: map[string]string{}}
+	s := startServer(t, c, "--db", db)
+	m := generated.FindStringSubmatch(c.stdout.String())
+	if m == nil {
+		t.Fatalf("no generated password printed: %q", c.stdout.String())
+	}
+	password := m[1]
+	sess := s.login(t, "admin", password)
+	cl := s.claims(t, sess.Access)
+	if cl.Sub != "admin" || cl.Acc != "default" || cl.Lang != "en" || strings.Join(cl.Langs, ",") != "en" || strings.Join(cl.Perms, ",") != "*" {
+		t.Errorf("claims: %+v", cl)
+	}
+	a := s.post(t, "/api/bw/v2/auth/refresh", nil, sess.Refresh)
+	if a.status != 200 || !strings.Contains(a.body, `"token_type":"Bearer","expires_in":900`) ||
+		!strings.Contains(a.header.Get("Set-Cookie"), "HttpOnly; Secure; SameSite=Strict") {
+		t.Errorf("refresh: %d %s %v", a.status, a.body, a.header)
+	}
+	var next session
+	json.Unmarshal([]byte(a.body), &next)
+	if a := s.post(t, "/api/bw/v2/auth/logout", nil, next.Refresh); a.status != 200 || a.body != `{"message":"Successfully logged out"}` {
+		t.Errorf("logout: %d %s", a.status, a.body)
+	}
+	if a := s.post(t, "/api/bw/v2/auth/refresh", nil, next.Refresh); a.status != 401 ||
+		a.body != `{"error":"invalid_grant","error_description":"Invalid or expired refresh token"}` {
+		t.Errorf("refresh after logout: %d %s", a.status, a.body)
+	}
+	s.shutdown(t)
+
+	// A restart prints no password; the old one and the old token work.
+	c2 := &cli{env: map[string]string{}}
+	s2 := startServer(t, c2, "--db", db)
+	if strings.Contains(c2.stdout.String(), "password") {
+		t.Errorf("restart printed: %q", c2.stdout.String())
+	}
+	if s2.claims(t, sess.Access).Sub != "admin" {
+		t.Error("the access token of the first run is refused after the restart")
+	}
+	s2.login(t, "admin", password)
+}
+
+// TestSettings: flags beat environment variables; the bootstrap account
+// takes --langs; a short secret stops the start.
+func TestSettings(t *testing.T) {
+	t.Parallel()
+	db := "sqlite:" + filepath.Join(t.TempDir(), "cms.db")
+	c := &cli{env: map[string]string{"CMS_ADMIN_PASSWORD": "from the environment", "CMS_LANGS": "de", "CMS_ADMIN_USER": "boss"}}
+	s := startServer(t, c, "--db", db, "--langs", "it,en")
+	if strings.Contains(c.stdout.String(), "password") {
+		t.Errorf("a given password was printed: %q", c.stdout.String())
+	}
+	cl := s.claims(t, s.login(t, "boss", "from the environment").Access)
+	if cl.Lang != "it" || strings.Join(cl.Langs, ",") != "it,en" {
+		t.Errorf("claims: %+v", cl)
+	}
+	s.shutdown(t)
+
+	bad := &cli{env: map[string]string{"CMS_DB": db}}
+	if code := bad.run(t, "--addr", "127.0.0.1:0", "--jwt-secret", "too short"); code == 0 ||
+		!strings.Contains(bad.stderr.String(), "JWTSecret must be at least 32 bytes") {
+		t.Errorf("short secret: exit %d, %q", code, bad.stderr.String())
+	}
+	if code := bad.run(t, "--db", "mysql://x"); code == 0 || !strings.Contains(bad.stderr.String(), "want sqlite:PATH or postgres://") {
+		t.Errorf("bad --db: exit %d, %q", code, bad.stderr.String())
+	}
+}
+
+func jsonUnmarshal(s string, v any) { json.Unmarshal([]byte(s), v) }
