@@ -1,0 +1,101 @@
+package transport
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bwcms/cms/cms"
+)
+
+// TestErrorRows walks the interface's Errors table for every kind: each
+// row's status and exact body.
+func TestErrorRows(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	for _, kind := range cms.Kinds() {
+		k, title, plural := string(kind), kind.Title(), kind.Plural()
+		runFlow(t, e, []step{
+			{name: k + " create: no token", method: "POST", path: "/api/bw/v2/" + k, body: `{"id":"abc"}`, status: 401, want: unauthorized},
+			{name: k + " create: wrong request", user: "admin", method: "POST", path: "/api/bw/v2/" + k, body: `{`, status: 400, want: `{"fail":"Wrong request"}`},
+			{name: k + " create: problems", user: "admin", method: "POST", path: "/api/bw/v2/" + k, body: `{"id":"abc","nope":1}`, status: 409,
+				want: `{"fail":"` + title + ` abc: nope: unknown field"}`},
+			{name: k + " read: no token", method: "GET", path: "/api/bw/v2/" + k + "/abc", status: 401, want: unauthorized},
+			{name: k + " read: wrong request", user: "admin", method: "GET", path: "/api/bw/v2/" + k + "/a", status: 400, want: `{"fail":"Wrong request"}`},
+			{name: k + " read: missing", user: "admin", method: "GET", path: "/api/bw/v2/" + k + "/abc", status: 404, want: `{"fail":"ERROR: Export fail"}`},
+			{name: k + " delete: no token", method: "DELETE", path: "/api/bw/v2/" + k + "/abc", status: 401, want: unauthorized},
+			{name: k + " delete: wrong request", user: "admin", method: "DELETE", path: "/api/bw/v2/" + k + "/abc,a", status: 400, want: `{"fail":"Wrong request"}`},
+			{name: k + " delete: missing", user: "admin", method: "DELETE", path: "/api/bw/v2/" + k + "/abc", status: 404,
+				want: `{"fail":"No ` + plural + ` to delete"}`},
+			{name: k + " clone: no token", method: "POST", path: "/api/bw/v2/" + k + "/clone/abc", status: 401, want: unauthorized},
+			{name: k + " clone: wrong request", user: "admin", method: "POST", path: "/api/bw/v2/" + k + "/clone/a", status: 400, want: `{"fail":"Wrong request"}`},
+			{name: k + " clone: missing", user: "admin", method: "GET", path: "/api/bw/v2/" + k + "/clone/abc", status: 404,
+				want: `{"fail":"There is no ` + title + ` abc to clone"}`},
+			{name: k + " reader deletes", user: "reader", method: "DELETE", path: "/api/bw/v2/" + k + "/abc", status: 403, want: `{"fail":"Forbidden"}`},
+		})
+		long := strings.Repeat("x", 76)
+		runFlow(t, e, []step{
+			{name: k + " clone: no id fits", user: "admin", method: "POST", path: "/api/bw/v2/" + k, body: `{"id":"` + long + `"}`, status: 201},
+			{user: "admin", method: "POST", path: "/api/bw/v2/" + k + "/clone/" + long, status: 409,
+				want: `{"fail":"Not cloned ` + title + ` ` + long + `"}`},
+		})
+	}
+}
+
+// TestAssignmentTouchesBothSides: an assignment change gives both records
+// a new timeLastUpdate; a Skip gives none.
+func TestAssignmentTouchesBothSides(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		time0 := func(kind, id string) string {
+			w := e.send("admin", "GET", "/api/bw/v2/"+kind+"/"+id+"/published/*/fields/id,timeLastUpdate", "", nil)
+			s, _ := field(t, w, "timeLastUpdate").(string)
+			return s
+		}
+		runFlow(t, e, []step{
+			{user: "admin", method: "POST", path: "/api/bw/v2/resource", body: `{"id":"res1"}`, status: 201},
+			{user: "admin", method: "POST", path: "/api/bw/v2/map", body: `{"id":"map1"}`, status: 201},
+		})
+		e.clock.Advance(time.Minute)
+		runFlow(t, e, []step{{user: "admin", method: "POST", path: "/api/bw/v2/resource", body: `{"id":"res1","mapIdsAdd":["map1"]}`, status: 202}})
+		if a, b := time0("resource", "res1"), time0("map", "map1"); a != "2026-11-22 11:01:00" || b != a {
+			t.Errorf("after assigning: resource %s, map %s", a, b)
+		}
+		e.clock.Advance(time.Minute)
+		runFlow(t, e, []step{{user: "admin", method: "POST", path: "/api/bw/v2/map", body: `{"id":"map1","resourceIds":["res1"]}`, status: 200}})
+		if a := time0("map", "map1"); a != "2026-11-22 11:01:00" {
+			t.Errorf("a Skip moved timeLastUpdate: %s", a)
+		}
+		runFlow(t, e, []step{{user: "admin", method: "POST", path: "/api/bw/v2/map", body: `{"id":"map1","resourceIds":[]}`, status: 202}})
+		if a, b := time0("resource", "res1"), time0("map", "map1"); a != "2026-11-22 11:02:00" || b != a {
+			t.Errorf("after removing: resource %s, map %s", a, b)
+		}
+		w := e.send("admin", "GET", "/api/bw/v2/resource/res1/published/*/fields/mapIds", "", nil)
+		if got := strings.TrimSpace(w.Body.String()); got != `{"id":"res1","mapIds":[]}` {
+			t.Errorf("resource side: %s", got)
+		}
+	})
+}
+
+// TestCloneLanding: a Landing's own lists come along; aliases get -copy.
+func TestCloneLanding(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	runFlow(t, e, []step{
+		{user: "admin", method: "POST", path: "/api/bw/v2/map", body: `{"id":"map1"}`, status: 201},
+		{user: "admin", method: "POST", path: "/api/bw/v2/landing", status: 201,
+			body: `{"id":"land1","title":"Summer","published":true,"mapId":"map1","landingBlocks":[{"title":"b","resourceIds":["map1"]}]}`},
+		{user: "admin", method: "POST", path: "/api/bw/v2/landing/clone/land1", status: 201,
+			want: `{"done":"Cloned Landing land1 to Landing land1-copy","id":"land1-copy"}`},
+		{user: "admin", method: "GET", path: "/api/bw/v2/landing/land1-copy/published/*/fields/published,urlAlias,mapId", status: 200,
+			want: `{"id":"land1-copy","published":false,"urlAlias":"/summer-copy","mapId":"map1"}`},
+		{user: "admin", method: "GET", path: "/api/bw/v2/landing/land1-copy/published/0", status: 200,
+			check: func(t *testing.T, _ *env, w *httptest.ResponseRecorder) {
+				if !strings.Contains(w.Body.String(), `"resourceIds":["map1"]`) {
+					t.Errorf("blocks not copied: %s", w.Body)
+				}
+			}},
+		{name: "the map is named by single references now", user: "admin", method: "DELETE", path: "/api/bw/v2/map/map1", status: 409},
+	})
+}
