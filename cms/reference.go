@@ -85,17 +85,17 @@ func (s *Service) checkReferences(ctx context.Context, tx Store, p Principal, pa
 	return problems, nil
 }
 
-// existing returns which of ids exist, reading in slices so a long list
+// existing returns which of ids exist, asking in slices so a long list
 // never builds one huge query.
 func (s *Service) existing(ctx context.Context, tx Store, account string, kind Kind, ids []string) (map[string]bool, error) {
 	found := make(map[string]bool, len(ids))
 	for chunk := range slices.Chunk(ids, 500) {
-		entries, err := tx.GetRecords(ctx, account, kind, chunk)
+		got, err := tx.ExistingIDs(ctx, account, kind, chunk)
 		if err != nil {
 			return nil, err
 		}
-		for _, e := range entries {
-			found[e.Record.RecordID()] = true
+		for _, id := range got {
+			found[id] = true
 		}
 	}
 	return found, nil
@@ -118,46 +118,51 @@ func refKindText(toKind string) string {
 // assignmentSide is one side of the Resource-Map assignments as a body
 // gives it.
 type assignmentSide struct {
-	kind, other             Kind
+	other                   Kind
 	id                      string
 	primary, primaryAdd     Null[[]string]
 	secondary, secondaryAdd Null[[]string]
-	get                     func(ctx context.Context, account, id string, role Role) ([]string, error)
 	set                     func(ctx context.Context, account, id string, role Role, ids []string) error
 }
 
-// assign applies a body's assignment lists (replace first, then add) and
-// gives every record on the other side whose role changed a new
-// timeLastUpdate. It reports whether anything changed.
-func (s *Service) assign(ctx context.Context, tx Store, account string, patch Record, now time.Time) (bool, error) {
+// assignedLists returns a stored record's assignment lists (GetRecord
+// fills them), by role.
+func assignedLists(rec Record) map[Role][]string {
+	switch r := rec.(type) {
+	case *Resource:
+		return map[Role][]string{RolePrimary: r.MapIDs.Value, RoleSecondary: r.MapSecondaryIDs.Value}
+	case *Map:
+		return map[Role][]string{RolePrimary: r.ResourceIDs.Value, RoleSecondary: r.SecondaryResourceIDs.Value}
+	}
+	return map[Role][]string{}
+}
+
+// assign applies a body's assignment lists to the lists before (replace
+// first, then add; a record takes one role), writes the roles that
+// changed, and gives every record on the other side whose role changed a
+// new timeLastUpdate. It reports whether anything changed.
+func (s *Service) assign(ctx context.Context, tx Store, account string, patch Record, before map[Role][]string, now time.Time) (bool, error) {
 	var a assignmentSide
 	switch r := patch.(type) {
 	case *Resource:
-		a = assignmentSide{kind: KindResource, other: KindMap, id: r.ID, primary: r.MapIDs, primaryAdd: r.MapIDsAdd,
-			secondary: r.MapSecondaryIDs, secondaryAdd: r.MapSecondaryIDsAdd, get: tx.ResourceMaps, set: tx.SetResourceMaps}
+		a = assignmentSide{other: KindMap, id: r.ID, primary: r.MapIDs, primaryAdd: r.MapIDsAdd,
+			secondary: r.MapSecondaryIDs, secondaryAdd: r.MapSecondaryIDsAdd, set: tx.SetResourceMaps}
 	case *Map:
-		a = assignmentSide{kind: KindMap, other: KindResource, id: r.ID, primary: r.ResourceIDs, primaryAdd: r.ResourceIDsAdd,
-			secondary: r.SecondaryResourceIDs, secondaryAdd: r.SecondaryResourceIDsAdd, get: tx.MapResources, set: tx.SetMapResources}
+		a = assignmentSide{other: KindResource, id: r.ID, primary: r.ResourceIDs, primaryAdd: r.ResourceIDsAdd,
+			secondary: r.SecondaryResourceIDs, secondaryAdd: r.SecondaryResourceIDsAdd, set: tx.SetMapResources}
 	default:
 		return false, nil
 	}
 	if !a.primary.Set && !a.primaryAdd.Valid && !a.secondary.Set && !a.secondaryAdd.Valid {
 		return false, nil
 	}
-	snapshot := func() (map[Role][]string, error) {
-		lists := map[Role][]string{}
-		for _, role := range []Role{RolePrimary, RoleSecondary} {
-			ids, err := a.get(ctx, account, a.id, role)
-			if err != nil {
-				return nil, err
-			}
-			lists[role] = ids
-		}
-		return lists, nil
-	}
-	before, err := snapshot()
-	if err != nil {
-		return false, err
+	// The same rules as AssignmentStore.Set*, worked out in memory.
+	after := map[Role][]string{RolePrimary: slices.Clone(before[RolePrimary]), RoleSecondary: slices.Clone(before[RoleSecondary])}
+	other := map[Role]Role{RolePrimary: RoleSecondary, RoleSecondary: RolePrimary}
+	put := func(role Role, ids []string) {
+		ids = dedupe(ids)
+		after[role] = ids
+		after[other[role]] = slices.DeleteFunc(after[other[role]], func(id string) bool { return slices.Contains(ids, id) })
 	}
 	for _, step := range []struct {
 		role Role
@@ -165,40 +170,36 @@ func (s *Service) assign(ctx context.Context, tx Store, account string, patch Re
 		add  bool
 	}{{RolePrimary, a.primary, false}, {RoleSecondary, a.secondary, false},
 		{RolePrimary, a.primaryAdd, true}, {RoleSecondary, a.secondaryAdd, true}} {
-		if !step.list.Set || step.add && !step.list.Valid {
-			continue
-		}
-		ids := step.list.Value
-		if step.add { // after a replace, the current list is not before's
-			cur, err := a.get(ctx, account, a.id, step.role)
-			if err != nil {
-				return false, err
-			}
-			ids = appendNew(NullOf(cur), step.list).Value
-		}
-		if err := a.set(ctx, account, a.id, step.role, dedupe(ids)); err != nil {
-			return false, err
+		switch {
+		case !step.list.Set || step.add && !step.list.Valid:
+		case step.add:
+			put(step.role, appendNew(NullOf(after[step.role]), step.list).Value)
+		default:
+			put(step.role, step.list.Value)
 		}
 	}
-	after, err := snapshot()
-	if err != nil {
-		return false, err
+	changed := false
+	for _, role := range []Role{RolePrimary, RoleSecondary} {
+		if !slices.Equal(before[role], after[role]) {
+			changed = true
+			if err := a.set(ctx, account, a.id, role, after[role]); err != nil {
+				return false, err
+			}
+		}
+	}
+	if !changed {
+		return false, nil
 	}
 	// Records whose role changed (joined, left, or switched) are touched.
 	was, is := rolesOf(before), rolesOf(after)
-	changed := false
 	for id := range mergeKeys(was, is) {
 		if was[id] != is[id] {
-			changed = true
 			if err := tx.TouchRecord(ctx, account, a.other, id, now); err != nil {
 				return false, err
 			}
 		}
 	}
-	// The same members may still come in another order.
-	changed = changed || !slices.Equal(before[RolePrimary], after[RolePrimary]) ||
-		!slices.Equal(before[RoleSecondary], after[RoleSecondary])
-	return changed, nil
+	return true, nil
 }
 
 func rolesOf(lists map[Role][]string) map[string]Role {

@@ -108,6 +108,9 @@ type RecordStore interface {
 	// (an id given twice comes once). None found is an empty slice, not an
 	// error.
 	GetRecords(ctx context.Context, account string, kind Kind, ids []string) ([]*Entry, error)
+	// ExistingIDs returns the ids of ids that name a record of kind, in
+	// no particular order, without reading the records.
+	ExistingIDs(ctx context.Context, account string, kind Kind, ids []string) ([]string, error)
 	// ListRecords streams the records p selects in ascending id order,
 	// without holding them all in memory. The sequence yields an error at
 	// most once, as its last element.

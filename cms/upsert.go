@@ -84,9 +84,11 @@ func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *Upse
 		}
 		var merged Record
 		var before []byte
+		assigned := map[Role][]string{}
 		if entry != nil {
 			merged = entry.Record
 			before = s.doc.Marshal(merged)
+			assigned = assignedLists(merged)
 		} else {
 			merged = newWithDefaults(kind, id)
 		}
@@ -110,11 +112,11 @@ func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *Upse
 				return err
 			}
 		}
-		assigned, err := s.assign(ctx, tx, p.Account, patch, now)
+		reassigned, err := s.assign(ctx, tx, p.Account, patch, assigned, now)
 		if err != nil {
 			return err
 		}
-		if entry != nil && !assigned && bytes.Equal(before, s.doc.Marshal(merged)) {
+		if entry != nil && !reassigned && bytes.Equal(before, s.doc.Marshal(merged)) {
 			res.Outcome = Skipped
 			return nil
 		}

@@ -205,6 +205,14 @@ func testRecords(t *testing.T, open func(t *testing.T) cms.Store) {
 		if got, err := s.GetRecords(ctx, "acc-c", cms.KindResource, []string{"r-1", "r-2"}); err != nil || len(got) != 0 {
 			t.Errorf("GetRecords(acc-c): %d records, %v", len(got), err)
 		}
+		if got, err := s.ExistingIDs(ctx, "acc-c", cms.KindResource, []string{"r-1", "r-2"}); err != nil || len(got) != 0 {
+			t.Errorf("ExistingIDs(acc-c): %v, %v", got, err)
+		}
+		got, err := s.ExistingIDs(ctx, "acc-a", cms.KindResource, []string{"r-2", "zz-9", "r-1", "r-1", "m-1"})
+		slices.Sort(got)
+		if err != nil || !slices.Equal(got, []string{"r-1", "r-2"}) {
+			t.Errorf("ExistingIDs(acc-a): %v, %v; want r-1 and r-2 (m-1 is a Map)", got, err)
+		}
 		if got := listIDs(t, s, cms.ListParams{Account: "acc-c", Kind: cms.KindResource, Published: cms.PublishedAny}); len(got) != 0 {
 			t.Errorf("ListRecords(acc-c): %v", got)
 		}

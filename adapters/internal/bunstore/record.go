@@ -339,6 +339,21 @@ func (s *Store) CountAccess(ctx context.Context, account string, kind cms.Kind, 
 	return err
 }
 
+// ExistingIDs implements cms.Store.
+func (s *Store) ExistingIDs(ctx context.Context, account string, kind cms.Kind, ids []string) ([]string, error) {
+	ids = dedupe(ids)
+	found := make([]string, 0, len(ids))
+	if len(ids) == 0 {
+		return found, nil
+	}
+	err := s.scan(ctx, s.read, &found, "SELECT id FROM records WHERE account = ? AND kind = ? AND id "+s.opts.InList,
+		account, string(kind), s.opts.List(ids))
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	return found, nil
+}
+
 // AliasHolder implements cms.Store.
 func (s *Store) AliasHolder(ctx context.Context, account string, kind cms.Kind, lang, alias string) (string, error) {
 	var ids []string
