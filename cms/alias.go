@@ -32,13 +32,14 @@ func titlesOf(rec Record) Langs[string] {
 }
 
 // checkAliases reports every urlAlias of the body held by another record
-// of the kind in the same language (DECISIONS §5).
-func (s *Service) checkAliases(ctx context.Context, tx Store, p Principal, patch Record) ([]fieldProblem, error) {
+// of the kind in the same language (DECISIONS §5). held are the record's
+// stored aliases (nil for a new record): those need no look-up.
+func (s *Service) checkAliases(ctx context.Context, tx Store, p Principal, patch Record, held Langs[string]) ([]fieldProblem, error) {
 	aliases := *aliasesOf(patch)
 	var problems []fieldProblem
 	for _, lang := range p.Langs.All {
 		alias, ok := aliases[lang]
-		if !ok || alias == "" {
+		if !ok || alias == "" || held[lang] == alias {
 			continue
 		}
 		holder, err := tx.AliasHolder(ctx, p.Account, patch.Kind(), lang, alias)

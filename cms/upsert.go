@@ -3,6 +3,7 @@ package cms
 import (
 	"bytes"
 	"context"
+	"maps"
 	"reflect"
 	"slices"
 	"time"
@@ -85,10 +86,12 @@ func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *Upse
 		var merged Record
 		var before []byte
 		assigned := map[Role][]string{}
+		var held Langs[string]
 		if entry != nil {
 			merged = entry.Record
 			before = s.doc.Marshal(merged)
 			assigned = assignedLists(merged)
+			held = maps.Clone(*aliasesOf(merged))
 		} else {
 			merged = newWithDefaults(kind, id)
 		}
@@ -99,7 +102,7 @@ func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *Upse
 			return err
 		}
 		problems = append(problems, refProblems...)
-		aliasProblems, err := s.checkAliases(ctx, tx, p, patch)
+		aliasProblems, err := s.checkAliases(ctx, tx, p, patch, held)
 		if err != nil {
 			return err
 		}
