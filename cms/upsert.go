@@ -3,6 +3,7 @@ package cms
 import (
 	"bytes"
 	"context"
+	"errors"
 	"maps"
 	"reflect"
 	"slices"
@@ -55,12 +56,22 @@ func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *Upse
 		return UpsertResult{}, err
 	}
 	patch := NewRecord(kind)
+	// Field problems do not stop the checks that need the store
+	// (references, aliases), so one 409 lists everything found; only a
+	// body without a usable id stops here.
+	var problems []fieldProblem
 	if err := codec.Decode(body, patch); err != nil {
-		return UpsertResult{}, err
+		e, ok := errors.AsType[*Error](err)
+		if !ok || e.Code != CodeInvalid || !ValidID(patch.RecordID()) {
+			return UpsertResult{}, err
+		}
+		for _, pr := range e.Problems {
+			problems = append(problems, fieldProblem{pr.Field, pr.Text})
+		}
 	}
 	id := patch.RecordID()
 	s.sanitize(patch)
-	if deleteAsked(patch) {
+	if deleteAsked(patch) && problems == nil {
 		if !p.Can(kind, ActionDelete) {
 			return UpsertResult{}, errForbidden
 		}
@@ -96,7 +107,7 @@ func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *Upse
 			merged = newWithDefaults(kind, id)
 		}
 		mergeRecord(s.doc.kinds[kind].spec, merged, patch)
-		problems := s.checkMerged(codec, merged)
+		problems := append(slices.Clip(problems), s.checkMerged(codec, merged)...)
 		refProblems, err := s.checkReferences(ctx, tx, p, patch)
 		if err != nil {
 			return err

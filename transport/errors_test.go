@@ -99,3 +99,44 @@ func TestCloneLanding(t *testing.T) {
 		{name: "the map is named by single references now", user: "admin", method: "DELETE", path: "/api/bw/v2/map/map1", status: 409},
 	})
 }
+
+// TestEveryProblemInOne409: a body breaking many rules at once gets one
+// 409 listing every problem, field rules (as cms words them) and store
+// checks alike, and nothing is stored.
+func TestEveryProblemInOne409(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		if w := e.send("admin", "POST", "/api/bw/v2/resource", `{"id":"held1","urlAlias":"/taken"}`, nil); w.Code != 201 {
+			t.Fatal(w.Code)
+		}
+		body := `{"id":"bad1","title":"` + strings.Repeat("t", 101) + `","title_it":null,"published":"yes","locationLat":91,` +
+			`"locationZoom":1.5,"image":"https://x.org/a.gif","mapLayerFile":"https://x.org/a.txt","trackFile":"https://x.org/a.doc",` +
+			`"ctaUrl":"ftp://x.org/","contactEmail":"not an address","urlAlias_it":"no-slash","urlAlias":"/taken",` +
+			`"trackCircular":true,"colour":"red","title_fr":"x","mapIds":["nomap"],"poiResourceIds":["held1","nores"]}`
+		langs, _ := cms.NewLanguages("en", "en", "it", "de")
+		codec, _ := cms.NewCodec(langs)
+		var rec cms.Resource
+		derr := codec.Decode([]byte(body), &rec)
+		e0, ok := derr.(*cms.Error)
+		if !ok || len(e0.Problems) < 12 {
+			t.Fatalf("the fixture breaks too few rules: %v", derr)
+		}
+		want := e0.ProblemText() + "\n" + strings.Join([]string{
+			"Resource bad1: trackCircular: allowed only when resourceType is TRACK",
+			"Resource bad1: trackFile: allowed only when resourceType is TRACK",
+			"Resource bad1: mapIds[0]: Map nomap does not exist",
+			"Resource bad1: poiResourceIds[1]: Resource nores does not exist",
+			"Resource bad1: urlAlias: /taken is already used by Resource held1",
+		}, "\n")
+		w := e.send("admin", "POST", "/api/bw/v2/resource", body, nil)
+		if w.Code != 409 {
+			t.Fatalf("%d %s", w.Code, w.Body)
+		}
+		if got, _ := field(t, w, "fail").(string); got != want {
+			t.Errorf("fail text:\n%s\nwant\n%s", got, want)
+		}
+		if w := e.send("admin", "GET", "/api/bw/v2/resource/bad1/published/*", "", nil); w.Code != 404 {
+			t.Errorf("the refused record was stored: %d", w.Code)
+		}
+	})
+}
