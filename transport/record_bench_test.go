@@ -84,7 +84,7 @@ func manyResources(b *testing.B, e *env, n int) {
 	err := e.store.WithTx(ctx, func(tx cms.Store) error {
 		for i := range n {
 			rec := &cms.Resource{ID: fmt.Sprintf("res%05d", i), Published: cms.Some(true),
-				Title: cms.Langs[string]{"en": fmt.Sprintf("Resource %d", i), "it": "Risorsa", "de": "Ressource"},
+				Title:       cms.Langs[string]{"en": fmt.Sprintf("Resource %d", i), "it": "Risorsa", "de": "Ressource"},
 				LocationLat: cms.NullOf(45.0), LocationLon: cms.NullOf(9.0)}
 			if err := tx.PutRecord(ctx, &cms.Entry{Account: "acme", Record: rec, Updated: e.clock.Now()}); err != nil {
 				return err
