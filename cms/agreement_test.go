@@ -20,16 +20,12 @@ import (
 // the merged record, so fixtures that set them say resourceType TRACK), an
 // id in both roles of one Resource-Map assignment, and storage rules.
 
-// agreementFixture is a body and its verdict. wrong, when set, marks a known
-// disagreement: the side named ("go", "schema" or "both") currently gives
-// the other verdict. The test keeps checking that it still does, so fixing
-// it makes the test fail until the mark is removed.
+// agreementFixture is a body and its verdict, which both sides must give.
 type agreementFixture struct {
 	kind  Kind
 	name  string
 	body  string
 	valid bool
-	wrong string
 }
 
 // agreementFixtures also seed FuzzDecode.
@@ -49,11 +45,6 @@ func (s *fixtureSet) ok(name, body string) {
 
 func (s *fixtureSet) bad(name, body string) {
 	s.list = append(s.list, agreementFixture{kind: s.kind, name: name, body: body})
-}
-
-// known adds a fixture on which side wrong is known to disagree.
-func (s *fixtureSet) known(wrong string, valid bool, name, body string) {
-	s.list = append(s.list, agreementFixture{kind: s.kind, name: name, body: body, valid: valid, wrong: wrong})
 }
 
 // field returns a body of id abc with one more member; value is raw JSON.
@@ -163,9 +154,12 @@ func commonFixtures(s *fixtureSet) {
 	s.bad("urlAlias_it null", field("urlAlias_it", `null`))
 	// DECISIONS §5 says no whitespace, the rule text no control character;
 	// both validators only exclude ASCII ones.
-	s.known("both", false, "urlAlias no-break space", field("urlAlias", `"/a\u00a0b"`))
-	s.known("both", false, "urlAlias ideographic space", field("urlAlias", `"/a\u3000b"`))
-	s.known("both", false, "urlAlias C1 control NEL", field("urlAlias", `"/a\u0085b"`))
+	s.bad("urlAlias no-break space", field("urlAlias", `"/a\u00a0b"`))
+	s.bad("urlAlias ideographic space", field("urlAlias", `"/a\u3000b"`))
+	s.bad("urlAlias line separator", field("urlAlias", `"/a\u2028b"`))
+	s.bad("urlAlias byte order mark", field("urlAlias", `"/\ufeffa"`))
+	s.ok("urlAlias non-ASCII letters", field("urlAlias", `"/caffè/città"`))
+	s.bad("urlAlias C1 control NEL", field("urlAlias", `"/a\u0085b"`))
 
 	// image: http(s) URL of a .jpg/.jpeg/.png/.webp file.
 	s.ok("image jpg", field("image", `"https://x.org/a.jpg"`))
@@ -189,9 +183,12 @@ func commonFixtures(s *fixtureSet) {
 	s.bad("image bad escape", field("image", `"https://x.org/a%zz.jpg"`))
 	s.bad("image number", field("image", `1`))
 	// An IPv6 zone: net/url takes it, the uri format (RFC 3986) does not.
-	s.known("go", false, "image IPv6 zone", field("image", `"https://[fe80::1%25en0]/a.jpg"`))
+	s.bad("image IPv6 zone", field("image", `"https://[fe80::1%25en0]/a.jpg"`))
 	// An empty host: RFC 9110 forbids it in http(s) URIs.
-	s.known("both", false, "image empty host", field("image", `"https://:80/a.jpg"`))
+	s.bad("image empty host", field("image", `"https://:80/a.jpg"`))
+	s.bad("image empty host with userinfo", field("image", `"https://u@/a.jpg"`))
+	s.bad("image port not a number", field("image", `"https://x.org:8o/a.jpg"`))
+	s.ok("image IPv6 host and port", field("image", `"https://[2001:db8::1]:8443/a.png"`))
 
 	// ctaUrl: absolute http(s) URL.
 	s.ok("ctaUrl", field("ctaUrl", `"HTTP://Example.org/a?b=c#d"`))
@@ -240,18 +237,24 @@ func emailFixtures(s *fixtureSet) {
 	s.bad("contactEmail leading dot", field("contactEmail", `".a@example.com"`))
 	s.bad("contactEmail empty", field("contactEmail", `""`))
 	s.bad("contactEmail number", field("contactEmail", `5`))
-	// Known disagreements; the verdict is DECISIONS §5's (net/mail, bare).
-	s.known("schema", true, "contactEmail underscore in domain", field("contactEmail", `"a@exa_mple.com"`))
-	s.known("schema", true, "contactEmail domain label starts with -", field("contactEmail", `"a@-x.com"`))
-	s.known("schema", true, "contactEmail non-ASCII local part", field("contactEmail", `"ü@example.com"`))
-	s.known("schema", true, "contactEmail non-ASCII domain", field("contactEmail", `"a@exämple.com"`))
-	s.known("schema", true, "contactEmail local part 65", field("contactEmail", str(rep("a", 65)+"@example.com")))
-	s.known("schema", true, "contactEmail domain label 64", field("contactEmail", str("a@"+rep("b", 64)+".com")))
-	s.known("schema", true, "contactEmail 255 characters", field("contactEmail", str(rep("a", 60)+"@"+rep("b", 60)+"."+rep("c", 60)+"."+rep("d", 60)+"."+rep("e", 11))))
-	s.known("schema", false, "contactEmail trailing dot", field("contactEmail", `"a@example.com."`))
-	s.known("schema", false, "contactEmail IPv6 literal", field("contactEmail", `"a@[IPv6:::1]"`))
-	s.known("go", true, "contactEmail quoted local part", field("contactEmail", `"\"john\"@example.com"`))
-	s.known("go", true, "contactEmail quoted local part with space", field("contactEmail", `"\"john doe\"@example.com"`))
+	// net/mail's grammar, not format "email"'s (DECISIONS §5).
+	s.ok("contactEmail underscore in domain", field("contactEmail", `"a@exa_mple.com"`))
+	s.ok("contactEmail domain label starts with -", field("contactEmail", `"a@-x.com"`))
+	s.ok("contactEmail non-ASCII local part", field("contactEmail", `"ü@example.com"`))
+	s.ok("contactEmail non-ASCII domain", field("contactEmail", `"a@exämple.com"`))
+	s.ok("contactEmail local part 65", field("contactEmail", str(rep("a", 65)+"@example.com")))
+	s.ok("contactEmail domain label 64", field("contactEmail", str("a@"+rep("b", 64)+".com")))
+	s.ok("contactEmail 255 characters", field("contactEmail", str(rep("a", 60)+"@"+rep("b", 60)+"."+rep("c", 60)+"."+rep("d", 60)+"."+rep("e", 11))))
+	s.bad("contactEmail trailing dot", field("contactEmail", `"a@example.com."`))
+	s.bad("contactEmail IPv6 literal", field("contactEmail", `"a@[IPv6:::1]"`))
+	s.ok("contactEmail quoted local part", field("contactEmail", `"\"john\"@example.com"`))
+	s.ok("contactEmail quoted local part with space", field("contactEmail", `"\"john doe\"@example.com"`))
+	s.ok("contactEmail quoted pair", field("contactEmail", `"\"a\\\"b\"@example.com"`))
+	s.bad("contactEmail empty quotes", field("contactEmail", `"\"\"@example.com"`))
+	s.bad("contactEmail IPv4 octet 256", field("contactEmail", `"a@[256.0.0.1]"`))
+	s.bad("contactEmail IPv6 literal without tag", field("contactEmail", `"a@[::1]"`))
+	s.bad("contactEmail space after at", field("contactEmail", `"a@ example.com"`))
+	s.bad("contactEmail tab", field("contactEmail", `"a\t@example.com"`))
 }
 
 func resourceFixtures(s *fixtureSet) {
@@ -357,8 +360,8 @@ func resourceFixtures(s *fixtureSet) {
 	s.bad("locationZoom 2.5", field("locationZoom", `2.5`))
 	s.bad("locationZoom string", field("locationZoom", `"3"`))
 	// Beyond float64 precision Go rounds first; the schema is exact.
-	s.known("go", false, "locationLat 90 plus 1e-17", field("locationLat", `90.00000000000000001`))
-	s.known("go", false, "locationZoom 2 plus 1e-16", field("locationZoom", `2.0000000000000001`))
+	s.bad("locationLat 90 plus 1e-17", field("locationLat", `90.00000000000000001`))
+	s.bad("locationZoom 2 plus 1e-16", field("locationZoom", `2.0000000000000001`))
 
 	// TRACK fields (resourceType TRACK, so the TRACK-only rule is not at issue).
 	track := func(name, value string) string {
@@ -377,7 +380,7 @@ func resourceFixtures(s *fixtureSet) {
 	s.ok("trackSlopeUp 0", track("trackSlopeUp", `0`))
 	s.ok("trackSlopeDown -0", track("trackSlopeDown", `-0`))
 	s.bad("trackSlopeUp -1", track("trackSlopeUp", `-1`))
-	s.known("go", false, "trackSlopeUp underflow 1e-400", track("trackSlopeUp", `1e-400`))
+	s.bad("trackSlopeUp underflow 1e-400", track("trackSlopeUp", `1e-400`))
 	for _, v := range []string{"1", "2", "3", "4", "5", "3.0", "null"} {
 		s.ok("trackDifficulty "+v, track("trackDifficulty", v))
 	}
@@ -485,7 +488,7 @@ func mapFixtures(s *fixtureSet) {
 	s.bad("routePlannerColor newline", field("routePlannerColor", `"#A0b1C2\n"`))
 	s.bad("routePlannerColor null", field("routePlannerColor", `null`))
 	s.bad("routePlannerAuto null", field("routePlannerAuto", `null`))
-	s.known("go", false, "routePlannerWidth 4 plus 1e-16", field("routePlannerWidth", `4.0000000000000001`))
+	s.bad("routePlannerWidth 4 plus 1e-16", field("routePlannerWidth", `4.0000000000000001`))
 
 	s.ok("mapMaxAutozoom null", field("mapMaxAutozoom", `null`))
 	s.bad("mapMaxAutozoom 26", field("mapMaxAutozoom", `26`))
@@ -632,8 +635,8 @@ func proposalFixtures(s *fixtureSet) {
 	s.bad("statsLastAccess date only", field("statsLastAccess", `"2026-01-01"`))
 	s.bad("statsLastAccess number", field("statsLastAccess", `0`))
 	// statsAccess has no upper bound in the schema; Go holds an int64.
-	s.known("schema", false, "statsAccess 1e20", field("statsAccess", `1e20`))
-	s.known("schema", false, "statsAccess max int64", field("statsAccess", `9223372036854775807`))
+	s.bad("statsAccess 1e20", field("statsAccess", `1e20`))
+	s.bad("statsAccess max int64", field("statsAccess", `9223372036854775807`))
 
 	s.ok("relatedContents", field("relatedContents", `[{"title":"t","title_it":"t","shortDescription_de":null}]`))
 	s.bad("relatedContents title 201", field("relatedContents", `[{"title":"`+rep("t", 201)+`"}]`))
@@ -745,25 +748,9 @@ func TestSchemaAgreesWithDecode(t *testing.T) {
 			t.Parallel()
 			gotGo, goErr := goVerdict(t, c, f.kind, f.body)
 			gotSchema, schemaErr := schemaVerdict(t, schemas[f.kind], f.body)
-			wantGo, wantSchema := f.valid, f.valid
-			switch f.wrong {
-			case "":
-			case "go":
-				wantGo = !f.valid
-			case "schema":
-				wantSchema = !f.valid
-			case "both":
-				wantGo, wantSchema = !f.valid, !f.valid
-			default:
-				t.Fatalf("bad wrong mark %q", f.wrong)
-			}
-			if gotGo != wantGo || gotSchema != wantSchema {
-				note := ""
-				if f.wrong != "" {
-					note = fmt.Sprintf("\n(known disagreement, %s side marked wrong: if it is fixed, remove the mark)", f.wrong)
-				}
-				t.Errorf("want valid=%v\n  Go:     valid=%v, want %v (%v)\n  schema: valid=%v, want %v (%v)%s\nbody: %s",
-					f.valid, gotGo, wantGo, goErr, gotSchema, wantSchema, schemaErr, note, shorten(f.body))
+			if gotGo != f.valid || gotSchema != f.valid {
+				t.Errorf("want valid=%v\n  Go:     valid=%v (%v)\n  schema: valid=%v (%v)\nbody: %s",
+					f.valid, gotGo, goErr, gotSchema, schemaErr, shorten(f.body))
 			}
 		})
 	}

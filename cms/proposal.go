@@ -31,7 +31,7 @@ type Proposal struct {
 	Pricing            Null[string]          `json:"pricing" cms:"html" jsonschema:"maxLength=1000" jsonschema_description:"pricing, HTML"`
 	ExpireDate         Null[string]          `json:"expireDate" cms:"date" jsonschema_description:"expiry date (YYYY-MM-DD)"`
 	TypeSchema         Opt[string]           `json:"typeSchema" jsonschema:"maxLength=100" jsonschema_description:"type of the Proposal"`
-	StatsAccess        int64                 `json:"statsAccess" cms:"readonly" jsonschema:"minimum=0" jsonschema_description:"number of accesses"`
+	StatsAccess        int64                 `json:"statsAccess" cms:"readonly" jsonschema:"minimum=0,maximum=9007199254740991" jsonschema_description:"number of accesses"`
 	StatsLastAccess    Null[string]          `json:"statsLastAccess" cms:"timestamp,readonly" jsonschema_description:"last access (YYYY-MM-DD HH:MM:SS, CET (UTC+1))"`
 	DeleteIrreversibly Opt[bool]             `json:"deleteElementIrreversibly" cms:"writeonly" jsonschema_description:"true deletes the Proposal irreversibly"`
 }

@@ -4,6 +4,7 @@ import (
 	"net/mail"
 	"net/url"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -29,7 +30,9 @@ type rule struct {
 // Character classes shared by the patterns: a URL or alias has no ASCII
 // control character or space.
 const (
-	urlStart      = `^[hH][tT][tT][pP][sS]?://[^/?#\x00-\x20\x7F]+`
+	// urlStart: scheme, optional userinfo, a host that is not empty (a
+	// name, or an IPv6 literal without a zone), optional port.
+	urlStart      = `^[hH][tT][tT][pP][sS]?://([^/?#@\x00-\x20\x7F]*@)?(\[[0-9A-Fa-f:.]+\]|[^/?#:@\[\]\x00-\x20\x7F]+)(:[0-9]*)?`
 	urlRest       = `[^\x00-\x20\x7F]*`
 	idPattern     = `[A-Za-z0-9_~:@-][A-Za-z0-9._~:@-]{2,79}`
 	fileExtImage  = `([jJ][pP][eE]?[gG]|[pP][nN][gG]|[wW][eE][bB][pP])`
@@ -37,6 +40,26 @@ const (
 	fileExtTrack  = `([gG][pP][xX]|[kK][mM][lL])`
 	filePathStart = `/[^?#\x00-\x20\x7F]*\.`
 	fileEnd       = `([?#]` + urlRest + `)?$`
+)
+
+// aliasExcluded are the characters no urlAlias holds: ASCII and C1
+// controls, and every Unicode space (the pattern holds them as literal
+// characters, so RE2 and ECMA-262 read it alike).
+const aliasExcluded = `\x00-\x20\x7F-` + "\u009F\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF"
+
+// emailPattern is the bare address net/mail reads (DECISIONS §5): a
+// dot-atom or a quoted string, "@", a dot-atom or an IPv4 literal; no
+// display name, comment or space outside quotes. Atoms are printable ASCII
+// but the specials, or any non-ASCII character, as in net/mail. IPv6
+// literals are left out: net/mail takes [::1] but not the [IPv6:::1] of
+// RFC 5321, and no contact address needs either.
+const (
+	emailAtext   = `[^\x00-\x20\x7F()<>\[\]:;@\\,."]`
+	emailAtom    = emailAtext + `+(\.` + emailAtext + `+)*`
+	emailQuoted  = `"([^"\\\x00-\x08\x0A-\x1F\x7F]|\\[^\x00-\x08\x0A-\x1F\x7F])+"`
+	ipv4Octet    = `(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])`
+	emailIPv4    = `\[` + ipv4Octet + `(\.` + ipv4Octet + `){3}\]`
+	emailPattern = `^(` + emailAtom + `|` + emailQuoted + `)@(` + emailAtom + `|` + emailIPv4 + `)$`
 )
 
 func fileRule(name, ext, text string) *rule {
@@ -59,9 +82,9 @@ var rules = map[string]*rule{
 	"image":     fileRule("image", fileExtImage, "must be an http or https URL of a .jpg, .jpeg, .png or .webp file"),
 	"layer":     fileRule("layer", fileExtLayer, "must be an http or https URL of a .kml or .kmz file"),
 	"trackfile": fileRule("trackfile", fileExtTrack, "must be an http or https URL of a .gpx or .kml file"),
-	"email": {name: "email", format: "email", check: isEmail,
+	"email": {name: "email", pattern: regexp.MustCompile(emailPattern), check: isEmail,
 		text: "must be an e-mail address", minLen: -1, maxLen: -1},
-	"alias": {name: "alias", pattern: regexp.MustCompile(`^/[^/\x00-\x20\x7F][^\x00-\x20\x7F]*$`),
+	"alias": {name: "alias", pattern: regexp.MustCompile(`^/[^/` + aliasExcluded + `][^` + aliasExcluded + `]*$`),
 		text: "must start with / (not //) and contain no spaces or control characters", minLen: -1, maxLen: -1},
 	"color": {name: "color", pattern: regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`),
 		text: "must be a colour of shape #RRGGBB", minLen: -1, maxLen: -1},
@@ -105,12 +128,16 @@ func ValidID(s string) bool {
 func isHTTPURL(s string) bool {
 	u, err := url.Parse(s)
 	// url.Parse lowercases the scheme; the pattern has already limited it.
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+	// A zone (%) names an interface of the client, never a server.
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Hostname() != "" &&
+		!strings.Contains(u.Host, "%")
 }
 
+// isEmail backs the pattern with net/mail itself: every address the
+// pattern takes, net/mail reads as a bare address.
 func isEmail(s string) bool {
 	a, err := mail.ParseAddress(s)
-	return err == nil && a.Name == "" && a.Address == s
+	return err == nil && a.Name == ""
 }
 
 func isDate(s string) bool {

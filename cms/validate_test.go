@@ -132,12 +132,12 @@ func TestDecodeFieldRules(t *testing.T) {
 			"Map abc: secondaryResourceIds[0]: Resource r-1 is also given as PRIMARY"},
 		{"read-only fields with their shape", cms.KindProposal, `{"id":"abc","timeLastUpdate":"2026-01-01 10:00:00","statsAccess":3,"statsLastAccess":null}`, ""},
 		{"read-only fields of the wrong shape", cms.KindProposal, `{"id":"abc","timeLastUpdate":"yesterday","statsAccess":-1}`,
-			"Proposal abc: timeLastUpdate: must be a time of shape YYYY-MM-DD HH:MM:SS\nProposal abc: statsAccess: must be an integer at least 0"},
+			"Proposal abc: timeLastUpdate: must be a time of shape YYYY-MM-DD HH:MM:SS\nProposal abc: statsAccess: must be an integer between 0 and 9007199254740991"},
 		{"write-only fields", cms.KindResource, `{"id":"abc","mapIdsAdd":["m-1"],"deleteElementIrreversibly":true}`, ""},
 		{"NUL character", cms.KindResource, `{"id":"abc","title_de":"a\u0000b","resourceCategories":["c\u0000"],"contactEmail":"a\u0000@b.org"}`,
 			"Resource abc: title_de: must not contain the NUL character\n" +
 				"Resource abc: resourceCategories[0]: must not contain the NUL character\n" +
-				"Resource abc: contactEmail: must not contain the NUL character"},
+				"Resource abc: contactEmail: must be an e-mail address"},
 		{"free text size", cms.KindResource, `{"id":"abc","resourceType":"` + strings.Repeat("t", 101) + `"}`,
 			"Resource abc: resourceType: must be at most 100 characters"},
 	}
