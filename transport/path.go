@@ -26,7 +26,7 @@ const (
 	endpointBatchStatus
 )
 
-// MaxIDs is the most ids one path may name.
+// MaxIDs is the most ids one path may name, and the largest /limit.
 const MaxIDs = 1000
 
 // recordPath is a record path with its options, parsed once (DECISIONS §3).
@@ -34,43 +34,72 @@ type recordPath struct {
 	Kind     cms.Kind
 	Endpoint endpoint
 	// IDs: for reads nil when none is given; for delete at least one; for
-	// clone and batch status exactly one.
+	// clone (default Base) and batch status exactly one. Every id is
+	// cms.ValidID.
 	IDs []string
 	// Single: a read named exactly one id (no comma): an object answers.
-	Single       bool
-	Published    cms.Published
+	Single bool
+	// Published: /published/{1|0|*}; cms.PublishedOnly when not given.
+	Published cms.Published
+	// Fields and IgnoreFields: wire names as given, never empty; the
+	// caller checks them against the kind.
 	Fields       []string
 	IgnoreFields []string
 	ExcludeFiles bool
-	// MapID: /mapId/{id} of a read, /map/{id} of a clone.
-	MapID        string
-	Limit        int
-	After        string
-	BBox         *cms.BBox
+	// MapID: /mapId/{id} of a read, /map/{id} of a clone (Resources only).
+	MapID string
+	// Limit: /limit/{1..1000}; 0 when not given.
+	Limit int
+	// After: /after/{id}; "" when not given.
+	After string
+	// BBox: /bbox/minLon,minLat,maxLon,maxLat (Resources and Maps only).
+	BBox *cms.BBox
+	// UpdatedSince: /updatedSince/YYYY-MM-DDTHH:MM:SS in the service's
+	// zone; zero when not given.
 	UpdatedSince time.Time
 	// Multiple: schema.multiple.json; Full: /full.
 	Multiple bool
 	Full     bool
 }
 
-// methodError is a known path asked with a method it does not take.
+// methodError is a known path asked with a method it does not take: 405
+// with Allow. allow is sorted.
 type methodError struct{ allow []string }
 
 func (e *methodError) Error() string {
 	return "method not allowed; allow " + strings.Join(e.allow, ", ")
 }
 
+// The methods of each route, sorted as Allow lists them.
 var (
-	errRoute    = &cms.Error{Code: cms.CodeNotFound, Message: textNotFound}
-	errWrongReq = &cms.Error{Code: cms.CodeMalformed, Message: "Wrong request"}
+	methodsKind   = []string{http.MethodGet, http.MethodPost}   // <kind>
+	methodsIDs    = []string{http.MethodDelete, http.MethodGet} // <kind>/{ids}[/options]
+	methodsRead   = []string{http.MethodGet}                    // <kind>/<option>...
+	methodsClone  = []string{http.MethodGet, http.MethodPost}   // <kind>/clone[/{id}][/map/{id}]
+	methodsSchema = []string{http.MethodGet}                    // <kind>/schema[.multiple].json[/full]
+	methodsBatch  = []string{http.MethodPost}                   // <kind>/batch
+	methodsStatus = []string{http.MethodGet}                    // <kind>/batch/{id}
 )
 
+var errRoute = &cms.Error{Code: cms.CodeNotFound, Message: textNotFound}
+
+// wrong is a malformed path in a known route: 400, with why for the log.
 func wrong(why string) error {
 	return &cms.Error{Code: cms.CodeMalformed, Message: "Wrong request", Err: errors.New(why)}
 }
 
-// The option keywords of reads.
+// The path keywords (DECISIONS §3). They match only as written: a
+// percent-encoded keyword is not one (it reads as a reserved id, or an
+// unknown option), so every reader of the raw path (pathAction, which
+// picks the permission) sees the same route as this parser.
 const (
+	kwClone          = "clone"
+	kwMap            = "map"
+	kwBatch          = "batch"
+	kwFull           = "full"
+	kwSchema         = "schema.json"
+	kwSchemaMultiple = "schema.multiple.json"
+
 	optPublished    = "published"
 	optFields       = "fields"
 	optIgnoreFields = "ignoreFields"
@@ -82,136 +111,147 @@ const (
 	optUpdatedSince = "updatedSince"
 )
 
-// parsePath reads the path after /api/bw/v2/ (still percent-encoded) for
-// method. A path naming no route is CodeNotFound; a route asked with
-// another method a *methodError; anything malformed in a known route
-// CodeMalformed.
+// parsePath reads the path after "/api/bw/v2/" (r.URL.EscapedPath() with
+// that prefix cut, still percent-encoded) for method.
+//
+// The path is split on '/' and id and name lists on ',' while still
+// escaped; then each piece is unescaped and checked, so %2C or %2F is part
+// of a (refused) id, never a separator. Kinds and keywords match only
+// literally. Errors:
+//   - no route (the first segment is not a kind): *cms.Error CodeNotFound
+//     "Not found";
+//   - a route asked with a method it does not take: *methodError;
+//   - anything malformed in a route: *cms.Error CodeMalformed "Wrong
+//     request". An empty segment is malformed; a trailing slash names the
+//     route without it ("resource/" is the route of "resource", and 400
+//     for GET and POST).
+//
+// A nil loc is UTC.
 func parsePath(method, escaped string, loc *time.Location) (*recordPath, error) {
-	segs := strings.Split(escaped, "/")
-	kind := cms.Kind(segs[0])
+	kindSeg, tail, more := strings.Cut(escaped, "/")
+	kind := cms.Kind(kindSeg)
 	if !slices.Contains(cms.Kinds(), kind) {
 		return nil, errRoute
 	}
-	rp := &recordPath{Kind: kind}
-	rest := segs[1:]
-	head := ""
-	if len(rest) > 0 {
-		head = rest[0]
+	var rest []string
+	if more {
+		rest = strings.Split(tail, "/")
 	}
-	switch head {
-	case "clone":
-		if err := allow(method, http.MethodGet, http.MethodPost); err != nil {
-			return nil, err
-		}
-		rp.Endpoint = endpointClone
-		return rp, parseClone(rp, rest[1:])
-	case "schema.json", "schema.multiple.json":
-		if err := allow(method, http.MethodGet); err != nil {
-			return nil, err
-		}
-		rp.Endpoint, rp.Multiple = endpointSchema, head == "schema.multiple.json"
-		switch {
-		case len(rest) == 1:
-		case len(rest) == 2 && rest[1] == "full":
-			rp.Full = true
-		default:
-			return nil, wrong("unknown schema option")
-		}
-		return rp, nil
-	case "batch":
-		if len(rest) == 1 {
-			if err := allow(method, http.MethodPost); err != nil {
-				return nil, err
-			}
-			rp.Endpoint = endpointBatch
-			return rp, nil
-		}
-		if err := allow(method, http.MethodGet); err != nil {
-			return nil, err
-		}
-		rp.Endpoint = endpointBatchStatus
+	// A trailing slash: the same route, written wrong.
+	trailing := len(rest) > 0 && rest[len(rest)-1] == ""
+	if trailing {
+		rest = rest[:len(rest)-1]
+	}
+	rp := &recordPath{Kind: kind}
+	methods := routeOf(rp, rest)
+	if !slices.Contains(methods, method) {
+		return nil, &methodError{allow: slices.Clone(methods)}
+	}
+	if trailing {
+		return nil, wrong("trailing slash")
+	}
+	var err error
+	switch rp.Endpoint {
+	case endpointClone:
+		err = parseClone(rp, rest[1:])
+	case endpointSchema:
+		err = parseSchema(rp, rest)
+	case endpointBatch:
+	case endpointBatchStatus:
 		if len(rest) != 2 {
 			return nil, wrong("batch status takes one id")
 		}
-		id, err := parseID(rest[1])
-		if err != nil {
-			return nil, err
-		}
+		var id string
+		id, err = parseID(rest[1])
 		rp.IDs = []string{id}
-		return rp, nil
-	}
-	if len(rest) == 0 {
-		// The kind alone: create/update, or a read of every record.
-		if err := allow(method, http.MethodGet, http.MethodPost); err != nil {
-			return nil, err
-		}
-		if method == http.MethodPost {
+	default: // the kind alone, or ids and/or options
+		switch {
+		case len(rest) == 0 && method == http.MethodPost:
 			rp.Endpoint = endpointUpsert
+		case method == http.MethodDelete:
+			rp.Endpoint = endpointDelete
+			if len(rest) != 1 {
+				return nil, wrong("delete takes ids only")
+			}
+			rp.IDs, err = parseIDs(rest[0])
+		default:
+			if len(rest) > 0 && !isKeyword(rest[0]) {
+				rp.IDs, err = parseIDs(rest[0])
+				rp.Single = len(rp.IDs) == 1
+				rest = rest[1:]
+			}
+			if err == nil {
+				err = parseReadOptions(rp, rest, loc)
+			}
 		}
-		return rp, nil
 	}
-	// The kind with ids and/or options: a read, or a delete.
-	hasIDs := !isKeyword(rest[0])
-	if err := allowFor(method, hasIDs); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	if method == http.MethodDelete {
-		rp.Endpoint = endpointDelete
-		if len(rest) != 1 {
-			return nil, wrong("delete takes ids only")
-		}
-		ids, err := parseIDs(rest[0])
-		if err != nil {
-			return nil, err
-		}
-		rp.IDs = ids
-		return rp, nil
-	}
-	rp.Endpoint = endpointRead
-	if hasIDs {
-		ids, err := parseIDs(rest[0])
-		if err != nil {
-			return nil, err
-		}
-		rp.IDs, rp.Single = ids, !strings.Contains(rest[0], ",")
-		rest = rest[1:]
-	}
-	return rp, parseReadOptions(rp, rest, loc)
+	return rp, nil
 }
 
-// allow returns a *methodError unless method is one of methods.
-func allow(method string, methods ...string) error {
-	if slices.Contains(methods, method) {
-		return nil
+// routeOf sets rp.Endpoint from the segments after the kind, as far as the
+// route says it, and returns the route's methods.
+func routeOf(rp *recordPath, rest []string) []string {
+	if len(rest) == 0 {
+		return methodsKind // read of every record, or upsert
 	}
-	return &methodError{allow: methods}
-}
-
-// allowFor is allow for <kind>/{ids}[/options] (DELETE only with ids).
-func allowFor(method string, hasIDs bool) error {
-	if hasIDs {
-		return allow(method, http.MethodDelete, http.MethodGet)
+	switch rest[0] {
+	case kwClone:
+		rp.Endpoint = endpointClone
+		return methodsClone
+	case kwSchema, kwSchemaMultiple:
+		rp.Endpoint = endpointSchema
+		return methodsSchema
+	case kwBatch:
+		if len(rest) == 1 {
+			rp.Endpoint = endpointBatch
+			return methodsBatch
+		}
+		rp.Endpoint = endpointBatchStatus
+		return methodsStatus
 	}
-	return allow(method, http.MethodGet)
+	if isKeyword(rest[0]) {
+		return methodsRead // options without ids
+	}
+	return methodsIDs
 }
 
 func isKeyword(seg string) bool { return cms.IsReservedID(seg) }
 
+// parseSchema reads schema.json or schema.multiple.json and /full.
+func parseSchema(rp *recordPath, rest []string) error {
+	rp.Multiple = rest[0] == kwSchemaMultiple
+	switch {
+	case len(rest) == 1:
+	case len(rest) == 2 && rest[1] == kwFull:
+		rp.Full = true
+	default:
+		return wrong("schema takes only /full")
+	}
+	return nil
+}
+
+// parseClone reads [/{id}][/map/{mapId}] after clone.
 func parseClone(rp *recordPath, rest []string) error {
-	rp.IDs = []string{"Base"}
-	if len(rest) > 0 && rest[0] != "map" {
+	rp.IDs = []string{"Base"} // the record a clone copies when the path names none
+	if len(rest) > 0 && rest[0] != kwMap {
 		id, err := parseID(rest[0])
 		if err != nil {
 			return err
 		}
-		rp.IDs = []string{id}
+		rp.IDs[0] = id
 		rest = rest[1:]
 	}
 	if len(rest) == 0 {
 		return nil
 	}
-	if rest[0] != "map" || rp.Kind != cms.KindResource || len(rest) != 2 {
-		return wrong("clone takes only /map/{id}, on Resources")
+	if rest[0] != kwMap || len(rest) != 2 {
+		return wrong("clone takes only /{id} and /map/{id}")
+	}
+	if rp.Kind != cms.KindResource {
+		return wrong("clone /map applies to Resources only")
 	}
 	id, err := parseID(rest[1])
 	if err != nil {
@@ -221,102 +261,76 @@ func parseClone(rp *recordPath, rest []string) error {
 	return nil
 }
 
-// parseReadOptions reads keyword/value pairs, in any order, each once.
+// parseReadOptions reads keyword[/value] options, in any order, each once.
 func parseReadOptions(rp *recordPath, rest []string, loc *time.Location) error {
-	seen := map[string]bool{}
+	var seen []string
 	for len(rest) > 0 {
 		key := rest[0]
-		if seen[key] {
+		if slices.Contains(seen, key) {
 			return wrong("option " + key + " given twice")
 		}
-		seen[key] = true
+		seen = append(seen, key)
 		if key == optExcludeFiles {
 			rp.ExcludeFiles = true
 			rest = rest[1:]
 			continue
+		}
+		if !isReadOption(key) {
+			return wrong("unknown option")
 		}
 		if len(rest) < 2 {
 			return wrong("option " + key + " needs a value")
 		}
 		raw := rest[1]
 		rest = rest[2:]
-		value, err := url.PathUnescape(raw)
-		if err != nil || value == "" {
-			return wrong("option " + key + ": bad value")
-		}
+		var err error
 		switch key {
 		case optPublished:
-			switch value {
-			case "1":
-				rp.Published = cms.PublishedOnly
-			case "0":
-				rp.Published = cms.UnpublishedOnly
-			case "*":
-				rp.Published = cms.PublishedAny
-			default:
-				return wrong("published: want 1, 0 or *")
-			}
-		case optFields, optIgnoreFields:
-			names, err := parseNames(raw)
-			if err != nil {
-				return err
-			}
-			if key == optFields {
-				rp.Fields = names
-			} else {
-				rp.IgnoreFields = names
-			}
+			rp.Published, err = parsePublished(raw)
+		case optFields:
+			rp.Fields, err = parseNames(raw)
+		case optIgnoreFields:
+			rp.IgnoreFields, err = parseNames(raw)
 		case optMapID:
 			if rp.Kind != cms.KindResource {
 				return wrong("mapId applies to Resources only")
 			}
-			id, err := parseID(raw)
-			if err != nil {
-				return err
-			}
-			rp.MapID = id
+			rp.MapID, err = parseID(raw)
 		case optLimit:
-			n, err := strconv.Atoi(value)
-			if err != nil || n < 1 || n > MaxIDs || strconv.Itoa(n) != value {
-				return wrong("limit: want an integer 1..1000")
-			}
-			rp.Limit = n
+			rp.Limit, err = parseLimit(raw)
 		case optAfter:
-			id, err := parseID(raw)
-			if err != nil {
-				return err
-			}
-			rp.After = id
+			rp.After, err = parseID(raw)
 		case optBBox:
 			if rp.Kind != cms.KindResource && rp.Kind != cms.KindMap {
 				return wrong("bbox applies to Resources and Maps only")
 			}
-			b, err := parseBBox(value)
-			if err != nil {
-				return err
-			}
-			rp.BBox = b
+			rp.BBox, err = parseBBox(raw)
 		case optUpdatedSince:
-			t, err := parseSince(value, loc)
-			if err != nil {
-				return err
-			}
-			rp.UpdatedSince = t
-		default:
-			return wrong("unknown option " + key)
+			rp.UpdatedSince, err = parseSince(raw, loc)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
+func isReadOption(key string) bool {
+	switch key {
+	case optPublished, optFields, optIgnoreFields, optMapID, optLimit, optAfter, optBBox, optUpdatedSince:
+		return true
+	}
+	return false
+}
+
 // parseIDs reads a comma-separated id list: split on the literal commas,
 // then each piece unescaped and checked, so an escaped comma is part of an
-// (invalid) id.
+// (invalid) id. At most MaxIDs.
 func parseIDs(raw string) ([]string, error) {
-	pieces := strings.Split(raw, ",")
-	if len(pieces) > MaxIDs {
+	if strings.Count(raw, ",") >= MaxIDs {
 		return nil, wrong("more than 1000 ids")
 	}
+	pieces := strings.Split(raw, ",")
 	ids := make([]string, len(pieces))
 	for i, p := range pieces {
 		id, err := parseID(p)
@@ -331,49 +345,85 @@ func parseIDs(raw string) ([]string, error) {
 // parseID unescapes and checks one id (DECISIONS §3).
 func parseID(raw string) (string, error) {
 	id, err := url.PathUnescape(raw)
-	if err != nil || !cms.ValidID(id) || cms.IsReservedID(id) {
-		return "", errWrongReq
+	if err != nil || !cms.ValidID(id) {
+		return "", wrong("bad id")
 	}
 	return id, nil
 }
 
-// fieldName is the shape of a wire name (title, title_it, ctaValueSufix).
-var fieldName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*(_[a-z]{2})?$`)
+func parsePublished(raw string) (cms.Published, error) {
+	v, err := url.PathUnescape(raw)
+	switch {
+	case err != nil:
+	case v == "1":
+		return cms.PublishedOnly, nil
+	case v == "0":
+		return cms.UnpublishedOnly, nil
+	case v == "*":
+		return cms.PublishedAny, nil
+	}
+	return 0, wrong("published: want 1, 0 or *")
+}
 
+// fieldName is the shape of a wire name: a name, then _<lang> for a
+// language variant (title, title_it, ctaValueSufix).
+var fieldName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{0,99}(_[a-z]{2})?$`)
+
+// parseNames reads a comma-separated list of wire names, as given.
 func parseNames(raw string) ([]string, error) {
-	var names []string
-	for _, p := range strings.Split(raw, ",") {
+	pieces := strings.Split(raw, ",")
+	names := make([]string, len(pieces))
+	for i, p := range pieces {
 		name, err := url.PathUnescape(p)
 		if err != nil || !fieldName.MatchString(name) {
 			return nil, wrong("bad field name")
 		}
-		names = append(names, name)
+		names[i] = name
 	}
 	return names, nil
 }
 
-// decimal is a plain decimal number: no exponent, no hex, no sign but -.
-var decimal = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,2})(\.[0-9]{1,15})?$`)
+// limitPattern is 1..1000 written plainly: no sign, no leading zero.
+var limitPattern = regexp.MustCompile(`^[1-9][0-9]{0,3}$`)
 
-func parseBBox(value string) (*cms.BBox, error) {
-	parts := strings.Split(value, ",")
+func parseLimit(raw string) (int, error) {
+	v, err := url.PathUnescape(raw)
+	if err != nil || !limitPattern.MatchString(v) {
+		return 0, wrong("limit: want an integer 1..1000")
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n > MaxIDs {
+		return 0, wrong("limit: want an integer 1..1000")
+	}
+	return n, nil
+}
+
+// decimal is a plain decimal number: an optional -, an integer part
+// without leading zeros, an optional fraction; no +, exponent, hex, NaN or
+// Inf.
+var decimal = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,2})(\.[0-9]+)?$`)
+
+// parseBBox reads minLon,minLat,maxLon,maxLat (DECISIONS §3): each within
+// its range, minLat <= maxLat; minLon > maxLon crosses the 180° meridian.
+func parseBBox(raw string) (*cms.BBox, error) {
+	parts := strings.Split(raw, ",")
 	if len(parts) != 4 {
 		return nil, wrong("bbox: want minLon,minLat,maxLon,maxLat")
 	}
 	var v [4]float64
 	for i, p := range parts {
-		if !decimal.MatchString(p) {
+		s, err := url.PathUnescape(p)
+		if err != nil || !decimal.MatchString(s) {
 			return nil, wrong("bbox: not a decimal number")
 		}
-		f, err := strconv.ParseFloat(p, 64)
-		if err != nil {
+		if v[i], err = strconv.ParseFloat(s, 64); err != nil {
 			return nil, wrong("bbox: not a number")
 		}
-		v[i] = f
 	}
 	b := &cms.BBox{MinLon: v[0], MinLat: v[1], MaxLon: v[2], MaxLat: v[3]}
-	if b.MinLon < -180 || b.MinLon > 180 || b.MaxLon < -180 || b.MaxLon > 180 ||
-		b.MinLat < -90 || b.MinLat > 90 || b.MaxLat < -90 || b.MaxLat > 90 || b.MinLat > b.MaxLat {
+	lon := func(x float64) bool { return -180 <= x && x <= 180 }
+	lat := func(x float64) bool { return -90 <= x && x <= 90 }
+	if !lon(b.MinLon) || !lon(b.MaxLon) || !lat(b.MinLat) || !lat(b.MaxLat) || b.MinLat > b.MaxLat {
 		return nil, wrong("bbox: outside the ranges")
 	}
 	return b, nil
@@ -382,10 +432,37 @@ func parseBBox(value string) (*cms.BBox, error) {
 // sinceLayout is the only shape /updatedSince takes.
 const sinceLayout = "2006-01-02T15:04:05"
 
-func parseSince(value string, loc *time.Location) (time.Time, error) {
-	t, err := time.ParseInLocation(sinceLayout, value, loc)
-	if err != nil || t.Format(sinceLayout) != value {
+var sincePattern = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$`)
+
+// parseSince reads a wall time of loc that exists there: a date and time
+// skipped by a clock change is malformed. A wall time that comes twice
+// (clocks put back) is its earlier instant, so a client syncing from the
+// last time it saw never misses a record (DECISIONS §13).
+func parseSince(raw string, loc *time.Location) (time.Time, error) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	v, err := url.PathUnescape(raw)
+	if err != nil || !sincePattern.MatchString(v) {
 		return time.Time{}, wrong("updatedSince: want YYYY-MM-DDTHH:MM:SS")
 	}
-	return t, nil
+	wall, err := time.Parse(sinceLayout, v) // the wall clock, read as UTC
+	if err != nil {
+		return time.Time{}, wrong("updatedSince: not a real date and time")
+	}
+	// Each offset loc has near that wall time gives a candidate instant;
+	// the earliest whose wall clock in loc is v wins.
+	var best time.Time
+	found := false
+	for _, d := range []time.Duration{-48 * time.Hour, 0, 48 * time.Hour} {
+		_, off := wall.Add(d).In(loc).Zone()
+		t := wall.Add(-time.Duration(off) * time.Second).In(loc)
+		if t.Format(sinceLayout) == v && (!found || t.Before(best)) {
+			best, found = t, true
+		}
+	}
+	if !found {
+		return time.Time{}, wrong("updatedSince: no such time in the zone")
+	}
+	return best, nil
 }
