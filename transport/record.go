@@ -29,6 +29,9 @@ func (h *Handler) serveRecords(w http.ResponseWriter, r *http.Request, rest stri
 		}
 	}
 	kind, action := pathAction(r.Method, rest)
+	if perr == nil {
+		kind, action = rp.Kind, endpointAction(rp.Endpoint)
+	}
 	ctx, err := h.authorize(r, kind, action)
 	if err != nil {
 		h.writeError(w, r, err)
@@ -158,8 +161,20 @@ func (h *Handler) clone(w http.ResponseWriter, r *http.Request, rp *recordPath) 
 	}{"Cloned " + rp.Kind.Title() + " " + res.ID + " to " + rp.Kind.Title() + " " + res.NewID, res.NewID})
 }
 
-// pathAction tells the kind and the permission a path needs, even when
-// its options are malformed (authorization comes before them).
+// endpointAction is the permission an endpoint needs (DECISIONS §1).
+func endpointAction(e endpoint) cms.Action {
+	switch e {
+	case endpointUpsert, endpointClone, endpointBatch:
+		return cms.ActionWrite
+	case endpointDelete:
+		return cms.ActionDelete
+	}
+	return cms.ActionRead
+}
+
+// pathAction tells the kind and the permission a malformed path needs
+// (authorization comes before its options are judged); keywords count as
+// written, never percent-decoded, as in parsePath.
 func pathAction(method, rest string) (cms.Kind, cms.Action) {
 	kindSeg, after, _ := cutSegment(rest)
 	second, _, _ := cutSegment(after)
