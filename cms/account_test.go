@@ -164,3 +164,53 @@ func TestServiceOptions(t *testing.T) {
 		t.Error("negative RefreshIdle accepted")
 	}
 }
+
+// TestPurge: expired refresh families and old login failures go; fresh
+// ones stay.
+func TestPurge(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	_, st := openService(t, cheap, nil)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	svc, err := cms.NewService(st, &cms.Options{Passwords: cheap, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	en, _ := cms.NewLanguages("en")
+	if err := svc.CreateAccount(ctx, "acme", en); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.CreateUser(ctx, cms.NewUser{Name: "ann", Account: "acme", Password: "long enough"}); err != nil {
+		t.Fatal(err)
+	}
+	old, err := svc.Login(ctx, "ann", "long enough")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Login(ctx, "ghost", "whatever pass")
+	now = now.Add(31 * 24 * time.Hour)
+	fresh, err := svc.Login(ctx, "ann", "long enough")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Login(ctx, "ghost2", "whatever pass")
+	if err := svc.Purge(ctx); err != nil {
+		t.Fatal(err)
+	}
+	count := func(name string) int {
+		n, _, err := st.LoginFailures(ctx, name, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if count("ghost") != 0 || count("ghost2") != 1 {
+		t.Errorf("failures after purge: ghost %d, ghost2 %d; want 0 and 1", count("ghost"), count("ghost2"))
+	}
+	if _, err := svc.Refresh(ctx, fresh.RefreshToken); err != nil {
+		t.Errorf("a fresh family was purged: %v", err)
+	}
+	if _, err := svc.Refresh(ctx, old.RefreshToken); cms.ErrorCode(err) != cms.CodeUnauthorized {
+		t.Errorf("the expired family: %v", err)
+	}
+}

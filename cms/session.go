@@ -302,3 +302,16 @@ func IsThrottled(err error) (time.Duration, bool) {
 	}
 	return 0, false
 }
+
+// Purge deletes what has expired: refresh-token families past their
+// absolute lifetime and login failures older than the throttling window.
+// Hosts call it now and then (the standalone server hourly); nothing
+// depends on it for correctness, only the tables' size.
+func (s *Service) Purge(ctx context.Context) error {
+	now := s.now()
+	if _, err := s.store.PurgeRefreshTokens(ctx, now); err != nil {
+		return err
+	}
+	_, err := s.store.PurgeLoginFailures(ctx, now.Add(-s.opts.LoginWindow))
+	return err
+}

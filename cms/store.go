@@ -257,6 +257,9 @@ type AccountStore interface {
 	LoginFailures(ctx context.Context, username string, since time.Time) (int, time.Time, error)
 	// ResetLoginFailures forgets the failures of username.
 	ResetLoginFailures(ctx context.Context, username string) error
+	// PurgeLoginFailures forgets every failure before before, of every
+	// username, and returns how many.
+	PurgeLoginFailures(ctx context.Context, before time.Time) (int, error)
 	// Setting returns a deployment-wide setting. CodeNotFound when unset.
 	Setting(ctx context.Context, key string) (string, error)
 	// InitSetting stores value under key unless the key is set, and

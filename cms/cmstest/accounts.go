@@ -174,6 +174,15 @@ func testAccounts(t *testing.T, open func(t *testing.T) cms.Store) {
 		if n, err := s.AddLoginFailure(ctx, "zoe", t0.Add(time.Hour), window); err != nil || n != 1 {
 			t.Errorf("the first failure after a reset: count %d, %v", n, err)
 		}
+
+		// Purging forgets failures older than the instant, of every name.
+		n, err := s.PurgeLoginFailures(ctx, t0.Add(time.Minute))
+		if err != nil || n != 1 {
+			t.Errorf("PurgeLoginFailures: %d, %v; want bob's one", n, err)
+		}
+		if n, _, err := s.LoginFailures(ctx, "zoe", time.Time{}); err != nil || n != 1 {
+			t.Errorf("PurgeLoginFailures took zoe's newer failure: %d left, %v", n, err)
+		}
 	})
 
 	t.Run("Settings", func(t *testing.T) {

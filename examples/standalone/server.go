@@ -46,11 +46,12 @@ func serve(ctx context.Context, args []string, e env) error {
 		return fmt.Errorf("unknown command %q (want account, user, or flags only)", rest[0])
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
-	h, store, err := setUp(ctx, cfg, e, log)
+	h, svc, store, err := setUp(ctx, cfg, e, log)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	go purge(ctx, svc, log)
 
 	ln, err := net.Listen("tcp", cfg["addr"])
 	if err != nil {
@@ -83,18 +84,18 @@ func serve(ctx context.Context, args []string, e env) error {
 
 // setUp opens the store, creates the bootstrap account and admin when
 // missing, and builds the handler.
-func setUp(ctx context.Context, cfg map[string]string, e env, log *slog.Logger) (http.Handler, cms.Store, error) {
+func setUp(ctx context.Context, cfg map[string]string, e env, log *slog.Logger) (http.Handler, *cms.Service, cms.Store, error) {
 	langs, err := cms.ParseLanguages(cfg["langs"])
 	if err != nil {
-		return nil, nil, fmt.Errorf("--langs: %w", err)
+		return nil, nil, nil, fmt.Errorf("--langs: %w", err)
 	}
 	store, err := openStore(ctx, cfg["db"])
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	fail := func(err error) (http.Handler, cms.Store, error) {
+	fail := func(err error) (http.Handler, *cms.Service, cms.Store, error) {
 		store.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	svc, err := cms.NewService(store, &cms.Options{Logger: log})
 	if err != nil {
@@ -113,7 +114,25 @@ func setUp(ctx context.Context, cfg map[string]string, e env, log *slog.Logger) 
 	if err != nil {
 		return fail(err)
 	}
-	return h, store, nil
+	return h, svc, store, nil
+}
+
+// purgeEvery is how often expired tokens and old login failures go.
+const purgeEvery = time.Hour
+
+func purge(ctx context.Context, svc *cms.Service, log *slog.Logger) {
+	t := time.NewTicker(purgeEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := svc.Purge(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("purge failed", "err", err)
+			}
+		}
+	}
 }
 
 func bootstrap(ctx context.Context, svc *cms.Service, cfg map[string]string, langs cms.Languages, e env, log *slog.Logger) error {

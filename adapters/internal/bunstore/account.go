@@ -189,6 +189,12 @@ func (s *Store) ResetLoginFailures(ctx context.Context, username string) error {
 	return err
 }
 
+// PurgeLoginFailures implements cms.Store.
+func (s *Store) PurgeLoginFailures(ctx context.Context, before time.Time) (int, error) {
+	n, err := s.exec(ctx, "DELETE FROM login_failures WHERE at < ?", micros(before))
+	return int(n), err
+}
+
 // Setting implements cms.Store.
 func (s *Store) Setting(ctx context.Context, key string) (string, error) {
 	var values []string
