@@ -39,13 +39,15 @@ func (s *Service) Delete(ctx context.Context, kind Kind, ids []string) (DeleteRe
 	if err != nil {
 		return DeleteResult{}, err
 	}
-	return s.deleteRecords(ctx, p, kind, dedupe(ids))
+	return s.deleteRecords(ctx, s.store, p, kind, dedupe(ids))
 }
 
-func (s *Service) deleteRecords(ctx context.Context, p Principal, kind Kind, ids []string) (DeleteResult, error) {
+// deleteRecords deletes in one transaction of st (st may itself be a
+// transaction: a batch deletes inside its own).
+func (s *Service) deleteRecords(ctx context.Context, st Store, p Principal, kind Kind, ids []string) (DeleteResult, error) {
 	res := DeleteResult{Kind: kind}
 	missing := 0
-	err := s.store.WithTx(ctx, func(tx Store) error {
+	err := st.WithTx(ctx, func(tx Store) error {
 		res.Deleted, res.Failed, missing = nil, nil, 0
 		now := s.now()
 		for _, id := range ids {
@@ -176,7 +178,7 @@ func removeID(spec *typeSpec, v reflect.Value, path []string, id string) {
 
 // deleteByBody is the deleteElementIrreversibly form of Delete.
 func (s *Service) deleteByBody(ctx context.Context, p Principal, kind Kind, id string) (UpsertResult, error) {
-	if _, err := s.deleteRecords(ctx, p, kind, []string{id}); err != nil {
+	if _, err := s.deleteRecords(ctx, s.store, p, kind, []string{id}); err != nil {
 		return UpsertResult{}, err
 	}
 	return UpsertResult{Kind: kind, ID: id, Outcome: Deleted}, nil

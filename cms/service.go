@@ -55,6 +55,20 @@ type Options struct {
 	// UGCSanitizer() (bluemonday's user-generated-content policy).
 	HTML Sanitizer
 
+	// MaxBatchRecords is the most records one batch may hold. Default
+	// 10,000.
+	MaxBatchRecords int
+	// BatchLease is how long a claimed batch stays with its worker
+	// without a heartbeat; after it, any instance takes the batch up
+	// again. Default 60 s.
+	BatchLease time.Duration
+	// BatchPoll is how long an idle worker waits before looking for a
+	// batch again. Default 1 s.
+	BatchPoll time.Duration
+	// BatchRetention is how long finished batches are kept for status
+	// queries before Purge deletes them. Default 7 days.
+	BatchRetention time.Duration
+
 	// UserRecheck is how long a user's disabled state is trusted before
 	// it is read again; a disabled user's access tokens stop working after
 	// at most this long. Default 2 s.
@@ -101,6 +115,18 @@ func (o Options) withDefaults() Options {
 	if o.HTML == nil {
 		o.HTML = UGCSanitizer()
 	}
+	if o.MaxBatchRecords == 0 {
+		o.MaxBatchRecords = 10000
+	}
+	if o.BatchLease == 0 {
+		o.BatchLease = 60 * time.Second
+	}
+	if o.BatchPoll == 0 {
+		o.BatchPoll = time.Second
+	}
+	if o.BatchRetention == 0 {
+		o.BatchRetention = 7 * 24 * time.Hour
+	}
 	if o.UserRecheck == 0 {
 		o.UserRecheck = 2 * time.Second
 	}
@@ -132,7 +158,8 @@ func NewService(store Store, opts *Options) (*Service, error) {
 		o = *opts
 	}
 	o = o.withDefaults()
-	if o.RefreshIdle < 0 || o.RefreshLifetime < 0 || o.LoginAttempts < 0 || o.LoginWindow < 0 || o.UserRecheck < 0 {
+	if o.RefreshIdle < 0 || o.RefreshLifetime < 0 || o.LoginAttempts < 0 || o.LoginWindow < 0 || o.UserRecheck < 0 ||
+		o.MaxBatchRecords < 0 || o.BatchLease < 0 || o.BatchPoll < 0 || o.BatchRetention < 0 {
 		return nil, errors.New("cms: Options durations and counts must not be negative")
 	}
 	s := &Service{store: store, opts: o, log: o.Logger,

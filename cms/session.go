@@ -304,7 +304,8 @@ func IsThrottled(err error) (time.Duration, bool) {
 }
 
 // Purge deletes what has expired: refresh-token families past their
-// absolute lifetime and login failures older than the throttling window.
+// absolute lifetime, login failures older than the throttling window, and
+// finished batches older than Options.BatchRetention.
 // Hosts call it now and then (the standalone server hourly); nothing
 // depends on it for correctness, only the tables' size.
 func (s *Service) Purge(ctx context.Context) error {
@@ -312,6 +313,9 @@ func (s *Service) Purge(ctx context.Context) error {
 	if _, err := s.store.PurgeRefreshTokens(ctx, now); err != nil {
 		return err
 	}
-	_, err := s.store.PurgeLoginFailures(ctx, now.Add(-s.opts.LoginWindow))
+	if _, err := s.store.PurgeLoginFailures(ctx, now.Add(-s.opts.LoginWindow)); err != nil {
+		return err
+	}
+	_, err := s.store.PurgeBatches(ctx, now.Add(-s.opts.BatchRetention))
 	return err
 }

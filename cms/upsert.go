@@ -81,71 +81,82 @@ func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *Upse
 	if opts != nil {
 		o = *opts
 	}
-	res := UpsertResult{Kind: kind, ID: id}
+	var res UpsertResult
 	err = s.store.WithTx(ctx, func(tx Store) error {
-		now := s.now()
-		entry, err := tx.GetRecord(ctx, p.Account, kind, id)
-		switch {
-		case ErrorCode(err) == CodeNotFound:
-			entry = nil
-		case err != nil:
-			return err
-		}
-		if o.IfMatch != "" && (entry == nil || !etagMatches(o.IfMatch, ETag(entry))) {
-			return errPrecondition
-		}
-		var merged Record
-		var before []byte
-		assigned := map[Role][]string{}
-		var held Langs[string]
-		if entry != nil {
-			merged = entry.Record
-			before = s.doc.Marshal(merged)
-			assigned = assignedLists(merged)
-			held = maps.Clone(*aliasesOf(merged))
-		} else {
-			merged = newWithDefaults(kind, id)
-		}
-		mergeRecord(s.doc.kinds[kind].spec, merged, patch)
-		problems := append(slices.Clip(problems), s.checkMerged(codec, merged)...)
-		refProblems, err := s.checkReferences(ctx, tx, p, patch)
-		if err != nil {
-			return err
-		}
-		problems = append(problems, refProblems...)
-		aliasProblems, err := s.checkAliases(ctx, tx, p, patch, held)
-		if err != nil {
-			return err
-		}
-		problems = append(problems, aliasProblems...)
-		if len(problems) > 0 {
-			return problemError(patch, true, problems)
-		}
-		if entry == nil {
-			if err := s.makeAliases(ctx, tx, p, merged, patch); err != nil {
-				return err
-			}
-		}
-		reassigned, err := s.assign(ctx, tx, p.Account, patch, assigned, now)
-		if err != nil {
-			return err
-		}
-		if entry != nil && !reassigned && bytes.Equal(before, s.doc.Marshal(merged)) {
-			res.Outcome = Skipped
-			return nil
-		}
-		res.Outcome = Updated
-		if entry == nil {
-			res.Outcome = Created
-			entry = &Entry{Account: p.Account}
-		}
-		entry.Record, entry.Updated = merged, after(entry.Updated, now)
-		return tx.PutRecord(ctx, entry)
+		var err error
+		res, err = s.upsertIn(ctx, tx, p, codec, patch, problems, o)
+		return err
 	})
 	if err != nil {
 		return UpsertResult{}, err
 	}
 	return res, nil
+}
+
+// upsertIn merges a decoded, sanitized body into the stored record inside
+// tx, or reports every problem found (problems holds the body's own).
+func (s *Service) upsertIn(ctx context.Context, tx Store, p Principal, codec *Codec, patch Record,
+	problems []fieldProblem, o UpsertOptions) (UpsertResult, error) {
+	kind, id := patch.Kind(), patch.RecordID()
+	res := UpsertResult{Kind: kind, ID: id}
+	now := s.now()
+	entry, err := tx.GetRecord(ctx, p.Account, kind, id)
+	switch {
+	case ErrorCode(err) == CodeNotFound:
+		entry = nil
+	case err != nil:
+		return res, err
+	}
+	if o.IfMatch != "" && (entry == nil || !etagMatches(o.IfMatch, ETag(entry))) {
+		return res, errPrecondition
+	}
+	var merged Record
+	var before []byte
+	assigned := map[Role][]string{}
+	var held Langs[string]
+	if entry != nil {
+		merged = entry.Record
+		before = s.doc.Marshal(merged)
+		assigned = assignedLists(merged)
+		held = maps.Clone(*aliasesOf(merged))
+	} else {
+		merged = newWithDefaults(kind, id)
+	}
+	mergeRecord(s.doc.kinds[kind].spec, merged, patch)
+	problems = append(slices.Clip(problems), s.checkMerged(codec, merged)...)
+	refProblems, err := s.checkReferences(ctx, tx, p, patch)
+	if err != nil {
+		return res, err
+	}
+	problems = append(problems, refProblems...)
+	aliasProblems, err := s.checkAliases(ctx, tx, p, patch, held)
+	if err != nil {
+		return res, err
+	}
+	problems = append(problems, aliasProblems...)
+	if len(problems) > 0 {
+		return res, problemError(patch, true, problems)
+	}
+	if entry == nil {
+		if err := s.makeAliases(ctx, tx, p, merged, patch); err != nil {
+			return res, err
+		}
+	}
+	reassigned, err := s.assign(ctx, tx, p.Account, patch, assigned, now)
+	if err != nil {
+		return res, err
+	}
+	if entry != nil && !reassigned && bytes.Equal(before, s.doc.Marshal(merged)) {
+		res.Outcome = Skipped
+		return res, nil
+	}
+	res.Outcome = Updated
+	if entry == nil {
+		res.Outcome = Created
+		entry = &Entry{Account: p.Account}
+	}
+	entry.Record, entry.Updated = merged, after(entry.Updated, now)
+	return res, tx.PutRecord(ctx, entry)
 }
 
 var (

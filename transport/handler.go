@@ -41,6 +41,8 @@ type Options struct {
 
 	// MaxBody is the largest create/update body. Default 8 MiB.
 	MaxBody int64
+	// MaxBatchBody is the largest batch body. Default 64 MiB.
+	MaxBatchBody int64
 
 	// CrossOrigin decides which POSTs under /auth are cross-site and
 	// refused. Default http.NewCrossOriginProtection() (Sec-Fetch-Site,
@@ -57,8 +59,9 @@ type Handler struct {
 	cross  *http.CrossOriginProtection
 	routes map[string]route
 
-	loc     *time.Location
-	maxBody int64
+	loc          *time.Location
+	maxBody      int64
+	maxBatchBody int64
 	// schemas caches generated schema documents by kind, languages and
 	// form.
 	schemas sync.Map
@@ -96,7 +99,10 @@ func NewHandler(svc *cms.Service, opts *Options) (*Handler, error) {
 	if o.MaxBody <= 0 {
 		o.MaxBody = DefaultMaxBody
 	}
-	h := &Handler{svc: svc, log: o.Logger, tokens: tokens, cross: o.CrossOrigin, loc: svc.Location(), maxBody: o.MaxBody}
+	if o.MaxBatchBody <= 0 {
+		o.MaxBatchBody = DefaultMaxBatchBody
+	}
+	h := &Handler{svc: svc, log: o.Logger, tokens: tokens, cross: o.CrossOrigin, loc: svc.Location(), maxBody: o.MaxBody, maxBatchBody: o.MaxBatchBody}
 	h.routes = map[string]route{
 		"auth":         {http.MethodGet: h.validate, http.MethodPost: h.login},
 		"auth/refresh": {http.MethodPost: h.refresh},

@@ -53,8 +53,10 @@ func (h *Handler) serveRecords(w http.ResponseWriter, r *http.Request, rest stri
 		h.clone(w, r, rp)
 	case endpointSchema:
 		h.schema(w, r, rp)
-	default: // batches come with their issue
-		writeFail(w, http.StatusNotFound, textNotFound)
+	case endpointBatch:
+		h.batch(w, r, rp)
+	case endpointBatchStatus:
+		h.batchStatus(w, r, rp)
 	}
 }
 
@@ -67,7 +69,7 @@ type upsertBody struct {
 }
 
 func (h *Handler) upsert(w http.ResponseWriter, r *http.Request, rp *recordPath) {
-	body, err := h.readBody(w, r)
+	body, err := h.readBody(w, r, h.maxBody)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -93,13 +95,13 @@ func (h *Handler) upsert(w http.ResponseWriter, r *http.Request, rp *recordPath)
 // readBody reads a create/update body: the raw JSON document, or the field
 // json of an urlencoded or multipart form (DECISIONS §13). Over the limit:
 // CodeTooLarge.
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	r.Body = http.MaxBytesReader(w, r.Body, h.maxBody)
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if ct == "application/x-www-form-urlencoded" || ct == "multipart/form-data" {
 		var err error
 		if ct == "multipart/form-data" {
-			err = r.ParseMultipartForm(h.maxBody)
+			err = r.ParseMultipartForm(limit)
 		} else {
 			err = r.ParseForm()
 		}

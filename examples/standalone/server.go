@@ -52,6 +52,19 @@ func serve(ctx context.Context, args []string, e env) error {
 	}
 	defer store.Close()
 	go purge(ctx, svc, log)
+	// One worker applies batches; on shutdown a running batch is rolled
+	// back and taken up again after its lease (here or by another
+	// instance), so nothing is lost.
+	wctx, stopWorkers := context.WithCancel(ctx)
+	workers := make(chan struct{})
+	go func() {
+		defer close(workers)
+		svc.RunBatchWorkers(wctx, 1)
+	}()
+	defer func() {
+		stopWorkers()
+		<-workers
+	}()
 
 	ln, err := net.Listen("tcp", cfg["addr"])
 	if err != nil {

@@ -1,0 +1,254 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bwcms/cms/adapters/postgres"
+	"github.com/bwcms/cms/adapters/postgres/pgtest"
+	"github.com/bwcms/cms/cms"
+)
+
+// submit posts a batch and returns its id.
+func submit(t *testing.T, e *env, kind, body string) string {
+	t.Helper()
+	w := e.send("admin", "POST", "/api/bw/v2/"+kind+"/batch", body, nil)
+	if w.Code != 201 {
+		t.Fatalf("batch: %d %s", w.Code, w.Body)
+	}
+	id, _ := field(t, w, "batchId").(string)
+	if want := `{"done":"Batch process created","batchId":"` + id + `","count":`; !strings.HasPrefix(w.Body.String(), want) || len(id) != 32 {
+		t.Errorf("batch answer: %s", w.Body)
+	}
+	return id
+}
+
+// process runs one worker step and fails unless it found a batch.
+func process(t *testing.T, e *env) {
+	t.Helper()
+	did, err := e.svc.ProcessBatch(t.Context(), "test-worker")
+	if err != nil || !did {
+		t.Fatalf("ProcessBatch: %v, %v", did, err)
+	}
+}
+
+func statusOf(t *testing.T, e *env, kind, id string) string {
+	t.Helper()
+	w := e.send("admin", "GET", "/api/bw/v2/"+kind+"/batch/"+id, "", nil)
+	if w.Code != 200 {
+		t.Fatalf("status: %d %s", w.Code, w.Body)
+	}
+	return strings.TrimSpace(w.Body.String())
+}
+
+func TestBatchLifecycle(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		body := `[{"id":"bat1","title":"One","published":true},{"id":"bat2","poiResourceIds":["bat1"],"published":true}]`
+		id := submit(t, e, "resource", body)
+		if got, want := statusOf(t, e, "resource", id),
+			`{"done":"Batch process status","status":"waiting","dateStatus":"2026-11-22 11:00:00","dateRequest":"2026-11-22 11:00:00","count":2}`; got != want {
+			t.Errorf("waiting:\n%s\nwant\n%s", got, want)
+		}
+		if w := e.send("admin", "GET", "/api/bw/v2/resource/bat1", "", nil); w.Code != 404 {
+			t.Errorf("applied before a worker ran: %d", w.Code)
+		}
+		e.clock.Advance(time.Minute)
+		process(t, e)
+		if got, want := statusOf(t, e, "resource", id),
+			`{"done":"Batch process status","status":"done","dateStatus":"2026-11-22 11:01:00","dateRequest":"2026-11-22 11:00:00","count":2,"created":2,"updated":0,"skipped":0}`; got != want {
+			t.Errorf("done:\n%s\nwant\n%s", got, want)
+		}
+		runFlow(t, e, []step{
+			{user: "admin", method: "GET", path: "/api/bw/v2/resource/bat2/fields/poiResourceIds", status: 200,
+				want: `{"id":"bat2","poiResourceIds":["bat1"]}`},
+		})
+		// The same batch again is the same records: all skipped.
+		id2 := submit(t, e, "resource", body)
+		process(t, e)
+		if got := statusOf(t, e, "resource", id2); !strings.Contains(got, `"created":0,"updated":0,"skipped":2`) {
+			t.Errorf("applied twice: %s", got)
+		}
+		if did, err := e.svc.ProcessBatch(t.Context(), "test-worker"); did || err != nil {
+			t.Errorf("a third batch appeared: %v %v", did, err)
+		}
+		// Status of other kinds and accounts, and of unknown ids.
+		runFlow(t, e, []step{
+			{user: "admin", method: "GET", path: "/api/bw/v2/map/batch/" + id, status: 404,
+				want: `{"fail":"There is no Map ` + id + ` to clone"}`},
+			{user: "otto", method: "GET", path: "/api/bw/v2/resource/batch/" + id, status: 404},
+			{user: "reader", method: "GET", path: "/api/bw/v2/resource/batch/" + id, status: 200},
+			{user: "reader", method: "POST", path: "/api/bw/v2/resource/batch", body: `[]`, status: 403, want: `{"fail":"Forbidden"}`},
+			{method: "GET", path: "/api/bw/v2/resource/batch/" + id, status: 401},
+		})
+	})
+}
+
+func TestBatchRefusals(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{svc: func(o *cms.Options) { o.MaxBatchRecords = 3 },
+		http: func(o *Options) { o.MaxBatchBody = 2048 }})
+	if err := e.svc.CreateUser(t.Context(), cms.NewUser{Name: "editor", Account: "acme", Password: testPassword,
+		Perms: []string{"resource:write", "resource:read"}}); err != nil {
+		t.Fatal(err)
+	}
+	runFlow(t, e, []step{
+		{name: "every problem of every record", user: "admin", method: "POST", path: "/api/bw/v2/resource/batch", status: 409,
+			body: `[{"id":"ok1"},{"id":"bad2","locationZoom":99},{"id":"bad3","mapIds":["nomap"],"poiResourceIds":["ok1","bad3","later"]}]`,
+			want: `{"fail":"Resource bad2: locationZoom: must be an integer between 2 and 25\nResource bad3: mapIds[0]: Map nomap does not exist\nResource bad3: poiResourceIds[2]: Resource later does not exist"}`},
+		{name: "not an array", user: "admin", method: "POST", path: "/api/bw/v2/resource/batch", body: `{"id":"abc"}`, status: 400, want: `{"fail":"Wrong request"}`},
+		{name: "not objects", user: "admin", method: "POST", path: "/api/bw/v2/resource/batch", body: `[1]`, status: 400},
+		{name: "trailing data", user: "admin", method: "POST", path: "/api/bw/v2/resource/batch", body: `[] []`, status: 400},
+		{name: "duplicate keys", user: "admin", method: "POST", path: "/api/bw/v2/resource/batch", body: `[{"id":"abc","id":"abd"}]`, status: 400},
+		{name: "too many records", user: "admin", method: "POST", path: "/api/bw/v2/resource/batch", status: 413,
+			body: `[{"id":"aaa"},{"id":"bbb"},{"id":"ccc"},{"id":"ddd"}]`, want: `{"fail":"Request too large"}`},
+		{name: "too many bytes", user: "admin", method: "POST", path: "/api/bw/v2/resource/batch", status: 413,
+			body: `[{"id":"aaa","title":"` + strings.Repeat("x", 3000) + `"}]`},
+		{name: "delete needs delete", user: "editor", method: "POST", path: "/api/bw/v2/resource/batch", status: 403,
+			body: `[{"id":"aaa","deleteElementIrreversibly":true}]`},
+	})
+	// Nothing was queued.
+	if did, err := e.svc.ProcessBatch(t.Context(), "w"); did || err != nil {
+		t.Errorf("a refused batch was queued: %v %v", did, err)
+	}
+}
+
+// TestBatchFailsWhole: a record the batch names is deleted before the
+// batch runs; the batch applies nothing and says why.
+func TestBatchFailsWhole(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		runFlow(t, e, []step{{user: "admin", method: "POST", path: "/api/bw/v2/map", body: `{"id":"map1"}`, status: 201}})
+		id := submit(t, e, "resource", `[{"id":"first"},{"id":"second","mapIds":["map1"]}]`)
+		runFlow(t, e, []step{{user: "admin", method: "DELETE", path: "/api/bw/v2/map/map1", status: 202}})
+		process(t, e)
+		if got, want := statusOf(t, e, "resource", id),
+			`{"done":"Batch process status","status":"error","dateStatus":"2026-11-22 11:00:00","dateRequest":"2026-11-22 11:00:00","count":2,"error":"Resource second: mapIds[0]: Map map1 does not exist"}`; got != want {
+			t.Errorf("status:\n%s\nwant\n%s", got, want)
+		}
+		if w := e.send("admin", "GET", "/api/bw/v2/resource/first/published/*", "", nil); w.Code != 404 {
+			t.Errorf("part of a failed batch was applied: %d", w.Code)
+		}
+	})
+}
+
+// TestBatchLease: a worker that stopped mid-batch leaves it processing; a
+// second one takes it up after the lease, and the first cannot finish it.
+func TestBatchLease(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		id := submit(t, e, "resource", `[{"id":"leased"}]`)
+		now := e.clock.Now()
+		b, err := e.store.ClaimBatch(t.Context(), "stopped-worker", now, now.Add(time.Minute))
+		if err != nil || b.ID != id {
+			t.Fatalf("claim: %v %v", b, err)
+		}
+		if !strings.Contains(statusOf(t, e, "resource", id), `"status":"processing"`) {
+			t.Error("a claimed batch is not processing")
+		}
+		if did, _ := e.svc.ProcessBatch(t.Context(), "second"); did {
+			t.Fatal("a batch under lease was taken")
+		}
+		e.clock.Advance(61 * time.Second)
+		process(t, e)
+		if got := statusOf(t, e, "resource", id); !strings.Contains(got, `"status":"done"`) || !strings.Contains(got, `"created":1`) {
+			t.Errorf("after takeover: %s", got)
+		}
+		if err := e.store.FinishBatch(t.Context(), id, "stopped-worker", cms.BatchDone, cms.BatchResult{}, e.clock.Now()); cms.ErrorCode(err) != cms.CodeConflict {
+			t.Errorf("the stopped worker finished a batch it lost: %v", err)
+		}
+	})
+}
+
+// TestBatchWorkersStop: a running worker pool stops with its context and
+// applies what is waiting before.
+func TestBatchWorkers(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{svc: func(o *cms.Options) { o.BatchPoll = 10 * time.Millisecond }})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.svc.RunBatchWorkers(ctx, 2)
+	}()
+	ids := make([]string, 5)
+	for i := range ids {
+		ids[i] = submit(t, e, "landing", fmt.Sprintf(`[{"id":"land%d"}]`, i))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for _, id := range ids {
+		for !strings.Contains(statusOf(t, e, "landing", id), `"status":"done"`) {
+			if time.Now().After(deadline) {
+				t.Fatalf("batch %s not done: %s", id, statusOf(t, e, "landing", id))
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("workers did not stop")
+	}
+}
+
+// TestBatchInstances: two instances on one PostgreSQL database share 50
+// batches; each is applied exactly once.
+func TestBatchInstances(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	open := func() cms.Store {
+		s, err := postgres.Open(t.Context(), dsn, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	first := open()
+	e := newEnv(t, envOptions{store: func(testing.TB) cms.Store { return first }})
+	ids := make([]string, 50)
+	for i := range ids {
+		ids[i] = submit(t, e, "resource", fmt.Sprintf(`[{"id":"inst%02d"}]`, i))
+	}
+	second, err := cms.NewService(open(), &cms.Options{Now: e.clock.Now, BatchPoll: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(t.Context())
+	wg.Go(func() { e.svc.RunBatchWorkers(ctx, 2) })
+	wg.Go(func() { second.RunBatchWorkers(ctx, 2) })
+	deadline := time.Now().Add(60 * time.Second)
+	for _, id := range ids {
+		for {
+			b, err := first.GetBatch(t.Context(), "acme", cms.KindResource, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.Status == cms.BatchDone {
+				if b.Attempts != 1 || b.Result.Created != 1 {
+					t.Errorf("batch %s: %d claims, %+v", id, b.Attempts, b.Result)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("batch %s still %s", id, b.Status)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	cancel()
+	wg.Wait()
+	w := e.send("admin", "GET", "/api/bw/v2/resource/published/*/fields/id", "", nil)
+	var list []map[string]any
+	json.Unmarshal(w.Body.Bytes(), &list)
+	if len(list) != 50 {
+		t.Errorf("%d records, want 50", len(list))
+	}
+}
