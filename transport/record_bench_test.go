@@ -147,3 +147,9 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	c.n += len(p)
 	return len(p), nil
 }
+
+func newRequest(method, path, body, tok string) *http.Request {
+	r := httptest.NewRequest(method, path, strings.NewReader(body))
+	r.Header.Set("Authorization", "Bearer "+tok)
+	return r
+}

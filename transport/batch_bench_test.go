@@ -1,0 +1,100 @@
+package transport
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bwcms/cms/cms"
+)
+
+// batchBody is a batch of n small Resources in three languages.
+func batchBody(n int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":"bat%06d","title":"Resource %d","title_it":"Risorsa %d","title_de":"Ressource %d",`+
+			`"published":true,"locationLat":45.%d,"locationLon":9.%d,"htmlContent":"<p>Text %d</p>","resourceCategories":["cat1","cat2"]}`,
+			i, i, i, i, i%1000, i%1000, i)
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// peakHeap samples the live heap while fn runs and returns its peak.
+func peakHeap(fn func()) uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	runtime.GC()
+	metrics.Read(sample)
+	base := sample[0].Value.Uint64()
+	var peak uint64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(sample)
+			if v := sample[0].Value.Uint64(); v > peak {
+				peak = v
+			}
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	})
+	fn()
+	close(stop)
+	wg.Wait()
+	if peak < base {
+		return 0
+	}
+	return peak - base
+}
+
+// BenchmarkBatch10000 submits a 10,000-record batch through the handler
+// and applies it: end-to-end records per second and the peak heap.
+func BenchmarkBatch10000(b *testing.B) {
+	for _, st := range stores {
+		b.Run(st.name, func(b *testing.B) {
+			benchBatch(b, st.open, batchSize)
+		})
+	}
+}
+
+var batchSize = 10000
+
+func benchBatch(b *testing.B, open func(testing.TB) cms.Store, n int) {
+	body := batchBody(n)
+	var peak uint64
+	for b.Loop() {
+		b.StopTimer()
+		e := newEnv(b, envOptions{store: open})
+		tok := e.token("admin")
+		b.StartTimer()
+		p := peakHeap(func() {
+			r := newRequest("POST", "/api/bw/v2/resource/batch", body, tok)
+			w := &countingWriter{header: map[string][]string{}}
+			e.h.ServeHTTP(w, r)
+			if w.status != 201 {
+				b.Fatalf("submit: %d", w.status)
+			}
+			if did, err := e.svc.ProcessBatch(b.Context(), "bench"); !did || err != nil {
+				b.Fatalf("process: %v %v", did, err)
+			}
+		})
+		peak = max(peak, p)
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+	b.ReportMetric(float64(len(body))/(1<<20), "body-MB")
+}
