@@ -83,17 +83,22 @@ func (s *Service) makeAliases(ctx context.Context, tx Store, p Principal, rec Re
 		if slug == "" {
 			slug = "record" // an id always has a letter or digit; this is only a guard
 		}
-		alias, err := UniqueAlias(AliasFromSlug(slug), func(candidate string) (bool, error) {
-			_, err := tx.AliasHolder(ctx, p.Account, rec.Kind(), lang, candidate)
-			if ErrorCode(err) == CodeNotFound {
-				return false, nil
-			}
-			return err == nil, err
-		})
+		alias, err := UniqueAlias(AliasFromSlug(slug), aliasTaken(ctx, tx, p.Account, rec.Kind(), lang))
 		if err != nil {
 			return err
 		}
 		(*aliases)[lang] = alias
 	}
 	return nil
+}
+
+// aliasTaken is UniqueAlias's question for one account, kind and language.
+func aliasTaken(ctx context.Context, tx Store, account string, kind Kind, lang string) func(string) (bool, error) {
+	return func(candidate string) (bool, error) {
+		_, err := tx.AliasHolder(ctx, account, kind, lang, candidate)
+		if ErrorCode(err) == CodeNotFound {
+			return false, nil
+		}
+		return err == nil, err
+	}
 }

@@ -133,23 +133,9 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 		return 0, nil, malformed(errTrailing)
 	}
 	// The ids named and not made by the batch must exist already.
-	wanted := map[Kind][]string{}
-	for _, u := range uses {
-		for _, r := range u {
-			for _, k := range refKinds(r.toKind) {
-				if !slices.Contains(wanted[k], r.id) {
-					wanted[k] = append(wanted[k], r.id)
-				}
-			}
-		}
-	}
-	exists := map[Kind]map[string]bool{}
-	for k, ids := range wanted {
-		found, err := s.existing(ctx, s.store, p.Account, k, ids)
-		if err != nil {
-			return 0, nil, err
-		}
-		exists[k] = found
+	exists, err := s.existence(ctx, s.store, p.Account, slices.Concat(uses...))
+	if err != nil {
+		return 0, nil, err
 	}
 	var all []Problem
 	for i, r := range records {

@@ -60,13 +60,7 @@ func (s *Service) Clone(ctx context.Context, kind Kind, id, mapID string) (Clone
 			if alias == "" {
 				continue
 			}
-			unique, err := UniqueAlias(alias+"-copy", func(candidate string) (bool, error) {
-				_, err := tx.AliasHolder(ctx, p.Account, kind, lang, candidate)
-				if ErrorCode(err) == CodeNotFound {
-					return false, nil
-				}
-				return err == nil, err
-			})
+			unique, err := UniqueAlias(alias+"-copy", aliasTaken(ctx, tx, p.Account, kind, lang))
 			if err != nil {
 				return notCloned
 			}

@@ -55,21 +55,9 @@ func (s *Service) checkReferences(ctx context.Context, tx Store, p Principal, pa
 	if len(uses) == 0 {
 		return nil, nil
 	}
-	wanted := map[Kind][]string{}
-	for _, u := range uses {
-		for _, k := range refKinds(u.toKind) {
-			if !slices.Contains(wanted[k], u.id) {
-				wanted[k] = append(wanted[k], u.id)
-			}
-		}
-	}
-	exists := map[Kind]map[string]bool{}
-	for k, ids := range wanted {
-		found, err := s.existing(ctx, tx, p.Account, k, ids)
-		if err != nil {
-			return nil, err
-		}
-		exists[k] = found
+	exists, err := s.existence(ctx, tx, p.Account, uses)
+	if err != nil {
+		return nil, err
 	}
 	self := func(k Kind, id string) bool { return k == patch.Kind() && id == patch.RecordID() }
 	var problems []fieldProblem
@@ -83,6 +71,27 @@ func (s *Service) checkReferences(ctx context.Context, tx Store, p Principal, pa
 		}
 	}
 	return problems, nil
+}
+
+// existence tells, per kind, which of the ids uses name exist.
+func (s *Service) existence(ctx context.Context, st Store, account string, uses []refUse) (map[Kind]map[string]bool, error) {
+	wanted := map[Kind][]string{}
+	for _, u := range uses {
+		for _, k := range refKinds(u.toKind) {
+			if !slices.Contains(wanted[k], u.id) {
+				wanted[k] = append(wanted[k], u.id)
+			}
+		}
+	}
+	exists := make(map[Kind]map[string]bool, len(wanted))
+	for k, ids := range wanted {
+		found, err := s.existing(ctx, st, account, k, ids)
+		if err != nil {
+			return nil, err
+		}
+		exists[k] = found
+	}
+	return exists, nil
 }
 
 // existing returns which of ids exist, asking in slices so a long list

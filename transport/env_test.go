@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bwcms/cms/adapters/postgres"
 	"github.com/bwcms/cms/adapters/postgres/pgtest"
 	"github.com/bwcms/cms/adapters/sqlite"
 	"github.com/bwcms/cms/cms"
@@ -75,7 +76,15 @@ func openSQLite(tb testing.TB) cms.Store {
 	return s
 }
 
-func openPostgres(tb testing.TB) cms.Store { return pgtest.Open(tb, nil) }
+func openPostgres(tb testing.TB) cms.Store {
+	tb.Helper()
+	s, err := postgres.Open(tb.Context(), pgtest.DSN(tb), &postgres.Options{MaxConns: 8})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
 
 // stores lists the databases a storage-dependent test runs on: SQLite
 // always, PostgreSQL when the test server is configured.

@@ -1,5 +1,6 @@
-// Package pgtest gives tests of other packages a PostgreSQL store in a
-// fresh schema, dropped when the test ends. It reads CMS_TEST_POSTGRES_DSN
+// Package pgtest gives tests a PostgreSQL DSN of a fresh schema, dropped
+// when the test ends (open it with postgres.Open; pgtest does not import
+// the adapter, so the adapter's own tests use it too). It reads CMS_TEST_POSTGRES_DSN
 // and skips without it, unless CMS_TEST_POSTGRES_REQUIRED is set (CI), in
 // which case a missing server fails the test.
 package pgtest
@@ -14,7 +15,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bwcms/cms/adapters/postgres"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 )
 
@@ -53,18 +53,4 @@ func DSN(tb testing.TB) string {
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
 	return u.String()
-}
-
-// Open opens a store on a fresh schema (see DSN), closed in tb.Cleanup.
-func Open(tb testing.TB, opts *postgres.Options) *postgres.Store {
-	tb.Helper()
-	if opts == nil {
-		opts = &postgres.Options{MaxConns: 8}
-	}
-	s, err := postgres.Open(tb.Context(), DSN(tb), opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return s
 }
