@@ -287,6 +287,11 @@ func (s *Service) applyBatch(ctx context.Context, b *Batch) (BatchResult, error)
 			return malformed(err)
 		}
 		for i := 0; dec.PeekKind() != ']'; i++ {
+			if analyzeAt(i) {
+				if err := tx.Analyze(ctx); err != nil {
+					return err
+				}
+			}
 			rec := NewRecord(b.Kind)
 			if err := codec.DecodeFrom(dec, rec); err != nil {
 				return err
@@ -320,4 +325,10 @@ func (s *Service) applyBatch(ctx context.Context, b *Batch) (BatchResult, error)
 		return nil
 	})
 	return res, err
+}
+
+// analyzeAt tells before which records of a batch the statistics are
+// refreshed: early, then as the rows written grow by a few thousand.
+func analyzeAt(i int) bool {
+	return i == 200 || i == 1000 || i > 0 && i%2500 == 0
 }

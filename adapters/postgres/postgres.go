@@ -93,10 +93,13 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		Translate: translate,
 		ClaimLock: "FOR UPDATE SKIP LOCKED",
 		RowLock:   "FOR UPDATE",
-		InList:    "= ANY(?)",
-		List:      func(ids []string) any { return ids },
-		Numbered:  true,
-		Close:     db.Close,
+		// Inside a transaction ANALYZE sees the rows it wrote, so a long
+		// batch keeps its key look-ups on the right index.
+		Analyze:  "ANALYZE records, aliases, refs, assignments",
+		InList:   "= ANY(?)",
+		List:     func(ids []string) any { return ids },
+		Numbered: true,
+		Close:    db.Close,
 	})}, nil
 }
 

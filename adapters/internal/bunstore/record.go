@@ -339,6 +339,15 @@ func (s *Store) CountAccess(ctx context.Context, account string, kind cms.Kind, 
 	return err
 }
 
+// Analyze implements cms.Store.
+func (s *Store) Analyze(ctx context.Context) error {
+	if s.opts.Analyze == "" {
+		return nil
+	}
+	_, err := s.exec(ctx, s.opts.Analyze)
+	return err
+}
+
 // ExistingIDs implements cms.Store.
 func (s *Store) ExistingIDs(ctx context.Context, account string, kind cms.Kind, ids []string) ([]string, error) {
 	ids = dedupe(ids)

@@ -38,6 +38,9 @@ type Options struct {
 	// driver reuse prepared statements whatever the list's length.
 	InList string
 	List   func(ids []string) any
+	// Analyze, when set, is the statement that refreshes the planner's
+	// statistics of the record tables (PostgreSQL); empty: nothing to do.
+	Analyze string
 	// RowLock is appended to GetRecord inside a transaction so that a
 	// read-modify-write holds the row ("FOR UPDATE" on PostgreSQL; SQLite's
 	// transactions hold the write lock from their start).
