@@ -214,3 +214,41 @@ func TestPurge(t *testing.T) {
 		t.Errorf("the expired family: %v", err)
 	}
 }
+
+// TestPurgeBatches: finished batches go after the retention; waiting ones
+// stay whatever their age.
+func TestPurgeBatches(t *testing.T) {
+	t.Parallel()
+	_, st := openService(t, cheap, nil)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	svc, err := cms.NewService(st, &cms.Options{Passwords: cheap, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	en, _ := cms.NewLanguages("en")
+	if err := svc.CreateAccount(t.Context(), "acme", en); err != nil {
+		t.Fatal(err)
+	}
+	ctx := cms.WithPrincipal(t.Context(), cms.Principal{Account: "acme", User: "ann", Perms: []string{"*"}, Langs: en})
+	done, err := svc.SubmitBatch(ctx, cms.KindMap, []byte(`[{"id":"map1"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if did, err := svc.ProcessBatch(ctx, "w"); !did || err != nil {
+		t.Fatal(did, err)
+	}
+	waiting, err := svc.SubmitBatch(ctx, cms.KindMap, []byte(`[{"id":"map2"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(8 * 24 * time.Hour)
+	if err := svc.Purge(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.BatchStatus(ctx, cms.KindMap, done.ID); cms.ErrorCode(err) != cms.CodeNotFound {
+		t.Errorf("finished batch after the retention: %v", err)
+	}
+	if b, err := svc.BatchStatus(ctx, cms.KindMap, waiting.ID); err != nil || b.Status != cms.BatchWaiting {
+		t.Errorf("waiting batch: %+v, %v", b, err)
+	}
+}
