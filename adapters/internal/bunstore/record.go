@@ -211,14 +211,8 @@ func (s *Store) PutRecord(ctx context.Context, e *cms.Entry) error {
 	return s.tx(ctx, func(s *Store) error {
 		// A taken alias refuses the put before anything is written, so a
 		// caller that goes on inside its transaction commits no half record.
-		for _, lang := range sortedKeys(ix.Aliases) {
-			holder, err := s.AliasHolder(ctx, e.Account, rec.Kind(), lang, ix.Aliases[lang])
-			if err == nil && holder != id {
-				return aliasTaken(lang, ix.Aliases[lang], holder)
-			}
-			if err != nil && cms.ErrorCode(err) != cms.CodeNotFound {
-				return err
-			}
+		if err := s.checkAliases(ctx, e.Account, kind, id, ix.Aliases); err != nil {
+			return err
 		}
 		_, err := s.exec(ctx, "INSERT INTO records ("+recordColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "+
 			"ON CONFLICT (account, kind, id) DO UPDATE SET published = EXCLUDED.published, "+
@@ -244,22 +238,72 @@ func (s *Store) putAliases(ctx context.Context, account, kind, id string, aliase
 	if _, err := s.exec(ctx, "DELETE FROM aliases WHERE account = ? AND kind = ? AND record_id = ?", account, kind, id); err != nil {
 		return err
 	}
-	for _, lang := range sortedKeys(aliases) {
-		alias := aliases[lang]
-		n, err := s.exec(ctx, "INSERT INTO aliases (account, kind, lang, alias, record_id) VALUES (?, ?, ?, ?, ?) "+
-			"ON CONFLICT (account, kind, lang, alias) DO NOTHING", account, kind, lang, alias, id)
-		if err != nil {
-			return err
+	if len(aliases) == 0 {
+		return nil
+	}
+	langs := sortedKeys(aliases)
+	var q strings.Builder
+	q.WriteString("INSERT INTO aliases (account, kind, lang, alias, record_id) VALUES ")
+	args := make([]any, 0, 5*len(langs))
+	for i, lang := range langs {
+		if i > 0 {
+			q.WriteString(", ")
 		}
-		if n == 0 {
-			holder, err := s.AliasHolder(ctx, account, cms.Kind(kind), lang, alias)
-			if err != nil {
-				return err
-			}
-			return aliasTaken(lang, alias, holder)
+		q.WriteString("(?, ?, ?, ?, ?)")
+		args = append(args, account, kind, lang, aliases[lang], id)
+	}
+	q.WriteString(" ON CONFLICT (account, kind, lang, alias) DO NOTHING")
+	n, err := s.exec(ctx, q.String(), args...)
+	if err != nil || int(n) == len(langs) {
+		return err
+	}
+	// A concurrent writer took one meanwhile: name it.
+	if err := s.checkAliases(ctx, account, kind, id, aliases); err != nil {
+		return err
+	}
+	return conflict("urlAlias taken concurrently")
+}
+
+// checkAliases refuses, as an *AliasError, aliases held by another record
+// (the first in language order), in one query.
+func (s *Store) checkAliases(ctx context.Context, account, kind, id string, aliases map[string]string) error {
+	if len(aliases) == 0 {
+		return nil
+	}
+	langs := sortedKeys(aliases)
+	// One key look-up per language, in one statement: an OR of them is
+	// not answered from the key by SQLite.
+	var q strings.Builder
+	args := make([]any, 0, 4*len(langs))
+	for i, lang := range langs {
+		if i > 0 {
+			q.WriteString(" UNION ALL ")
+		}
+		q.WriteString("SELECT lang, alias, record_id FROM aliases WHERE account = ? AND kind = ? AND lang = ? AND alias = ?")
+		args = append(args, account, kind, lang, aliases[lang])
+	}
+	var rows []aliasRow
+	if err := s.scan(ctx, s.read, &rows, q.String(), args...); err != nil {
+		return s.fail(err)
+	}
+	held := make(map[string]string, len(rows))
+	for _, r := range rows {
+		if r.RecordID != id {
+			held[r.Lang] = r.RecordID
+		}
+	}
+	for _, lang := range langs {
+		if holder, ok := held[lang]; ok {
+			return aliasTaken(lang, aliases[lang], holder)
 		}
 	}
 	return nil
+}
+
+type aliasRow struct {
+	Lang     string `bun:"lang"`
+	Alias    string `bun:"alias"`
+	RecordID string `bun:"record_id"`
 }
 
 type refRow struct {
