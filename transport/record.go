@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/bwcms/cms/cms"
 )
@@ -178,25 +179,13 @@ func endpointAction(e endpoint) cms.Action {
 // (authorization comes before its options are judged); keywords count as
 // written, never percent-decoded, as in parsePath.
 func pathAction(method, rest string) (cms.Kind, cms.Action) {
-	kindSeg, after, _ := cutSegment(rest)
-	second, _, _ := cutSegment(after)
-	kind := cms.Kind(kindSeg)
+	kindSeg, after, _ := strings.Cut(rest, "/")
+	second, _, _ := strings.Cut(after, "/")
 	switch {
-	case second == "clone" || second == "batch" && method == http.MethodPost:
-		return kind, cms.ActionWrite
-	case method == http.MethodPost:
-		return kind, cms.ActionWrite
+	case second == "clone" || method == http.MethodPost:
+		return cms.Kind(kindSeg), cms.ActionWrite
 	case method == http.MethodDelete:
-		return kind, cms.ActionDelete
+		return cms.Kind(kindSeg), cms.ActionDelete
 	}
-	return kind, cms.ActionRead
-}
-
-func cutSegment(s string) (string, string, bool) {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '/' {
-			return s[:i], s[i+1:], true
-		}
-	}
-	return s, "", false
+	return cms.Kind(kindSeg), cms.ActionRead
 }
