@@ -170,12 +170,8 @@ func TestServiceOptions(t *testing.T) {
 func TestPurge(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	_, st := openService(t, cheap, nil)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	svc, err := cms.NewService(st, &cms.Options{Passwords: cheap, Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, st := clockService(t, &now)
 	en, _ := cms.NewLanguages("en")
 	if err := svc.CreateAccount(ctx, "acme", en); err != nil {
 		t.Fatal(err)
@@ -219,12 +215,8 @@ func TestPurge(t *testing.T) {
 // stay whatever their age.
 func TestPurgeBatches(t *testing.T) {
 	t.Parallel()
-	_, st := openService(t, cheap, nil)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	svc, err := cms.NewService(st, &cms.Options{Passwords: cheap, Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, _ := clockService(t, &now)
 	en, _ := cms.NewLanguages("en")
 	if err := svc.CreateAccount(t.Context(), "acme", en); err != nil {
 		t.Fatal(err)
@@ -251,4 +243,15 @@ func TestPurgeBatches(t *testing.T) {
 	if b, err := svc.BatchStatus(ctx, cms.KindMap, waiting.ID); err != nil || b.Status != cms.BatchWaiting {
 		t.Errorf("waiting batch: %+v, %v", b, err)
 	}
+}
+
+// clockService is a service on a fresh SQLite store whose clock reads *now.
+func clockService(t *testing.T, now *time.Time) (*cms.Service, cms.Store) {
+	t.Helper()
+	_, st := openService(t, cheap, nil)
+	svc, err := cms.NewService(st, &cms.Options{Passwords: cheap, Now: func() time.Time { return *now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, st
 }

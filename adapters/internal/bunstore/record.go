@@ -242,18 +242,12 @@ func (s *Store) putAliases(ctx context.Context, account, kind, id string, aliase
 		return nil
 	}
 	langs := sortedKeys(aliases)
-	var q strings.Builder
-	q.WriteString("INSERT INTO aliases (account, kind, lang, alias, record_id) VALUES ")
 	args := make([]any, 0, 5*len(langs))
-	for i, lang := range langs {
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		q.WriteString("(?, ?, ?, ?, ?)")
+	for _, lang := range langs {
 		args = append(args, account, kind, lang, aliases[lang], id)
 	}
-	q.WriteString(" ON CONFLICT (account, kind, lang, alias) DO NOTHING")
-	n, err := s.exec(ctx, q.String(), args...)
+	n, err := s.exec(ctx, "INSERT INTO aliases (account, kind, lang, alias, record_id) VALUES "+rowsOf(len(langs), 5)+
+		" ON CONFLICT (account, kind, lang, alias) DO NOTHING", args...)
 	if err != nil || int(n) == len(langs) {
 		return err
 	}
@@ -323,17 +317,12 @@ func (s *Store) putRefs(ctx context.Context, account, kind, id string, refs []cm
 	if len(refs) == 0 {
 		return nil
 	}
-	var q strings.Builder
-	q.WriteString("INSERT INTO refs (account, from_kind, from_id, field, to_kind, to_id, single) VALUES ")
 	args := make([]any, 0, 7*len(refs))
-	for i, r := range refs {
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		q.WriteString("(?, ?, ?, ?, ?, ?, ?)")
+	for _, r := range refs {
 		args = append(args, account, kind, id, r.Field, r.ToKind, r.ToID, r.Single)
 	}
-	_, err := s.exec(ctx, q.String(), args...)
+	_, err := s.exec(ctx, "INSERT INTO refs (account, from_kind, from_id, field, to_kind, to_id, single) VALUES "+
+		rowsOf(len(refs), 7), args...)
 	return err
 }
 
@@ -454,4 +443,10 @@ func sortedKeys(m map[string]string) []string {
 func aliasTaken(lang, alias, holder string) error {
 	return &cms.Error{Code: cms.CodeConflict, Message: "urlAlias taken",
 		Err: &cms.AliasError{Lang: lang, Alias: alias, Holder: holder}}
+}
+
+// rowsOf is the VALUES list of n rows of cols placeholders: "(?, ?), (?, ?)".
+func rowsOf(n, cols int) string {
+	row := "(" + strings.Repeat("?, ", cols-1) + "?)"
+	return strings.Repeat(row+", ", n-1) + row
 }
