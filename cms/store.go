@@ -101,8 +101,9 @@ type ListParams struct {
 // RecordStore keeps records.
 type RecordStore interface {
 	// GetRecord returns one record. CodeNotFound when there is none. Inside
-	// WithTx it holds the record until the transaction ends, so a
-	// read-modify-write loses no concurrent update.
+	// WithTx it holds the record's id until the transaction ends, whether
+	// the record exists or not, so a read-modify-write loses no concurrent
+	// update and two creators of one id run one after the other.
 	GetRecord(ctx context.Context, account string, kind Kind, id string) (*Entry, error)
 	// GetRecords returns the records of ids that exist, in the order of ids
 	// (an id given twice comes once). None found is an empty slice, not an

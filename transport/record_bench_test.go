@@ -153,3 +153,5 @@ func newRequest(method, path, body, tok string) *http.Request {
 	r.Header.Set("Authorization", "Bearer "+tok)
 	return r
 }
+
+func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }

@@ -93,6 +93,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		Translate: translate,
 		ClaimLock: "FOR UPDATE SKIP LOCKED",
 		RowLock:   "FOR UPDATE",
+		KeyLock:   "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))",
 		// Inside a transaction ANALYZE sees the rows it wrote, so a long
 		// batch keeps its key look-ups on the right index.
 		Analyze:  "ANALYZE records, aliases, refs, assignments",

@@ -313,6 +313,36 @@ func testTransactions(t *testing.T, open func(t *testing.T) cms.Store) {
 		wantSnapshot(t, "after a transaction that succeeded", snapshot(t, s), want)
 	})
 
+	t.Run("CreatorsOfOneIDQueue", func(t *testing.T) {
+		// GetRecord inside a transaction holds an id that has no record
+		// yet: a second transaction asking for it waits for the first and
+		// then sees its record, so two creators never both create.
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		asked := make(chan struct{})
+		first := make(chan error, 1)
+		go func() {
+			first <- s.WithTx(ctx, func(tx cms.Store) error {
+				if _, err := tx.GetRecord(ctx, "acc", cms.KindMap, "new-1"); cms.ErrorCode(err) != cms.CodeNotFound {
+					return fmt.Errorf("first GetRecord: %v", err)
+				}
+				close(asked)
+				time.Sleep(100 * time.Millisecond) // the second asks meanwhile
+				return tx.PutRecord(ctx, &cms.Entry{Account: "acc", Record: &cms.Map{ID: "new-1"}, Updated: t0})
+			})
+		}()
+		<-asked
+		err := s.WithTx(ctx, func(tx cms.Store) error {
+			_, err := tx.GetRecord(ctx, "acc", cms.KindMap, "new-1")
+			return err
+		})
+		if err != nil {
+			t.Errorf("the second creator did not see the first one's record: %v", err)
+		}
+		must(t, <-first)
+	})
+
 	t.Run("NestedError", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)

@@ -37,6 +37,14 @@ func (s *Store) GetRecord(ctx context.Context, account string, kind cms.Kind, id
 	if s.inTx && s.opts.RowLock != "" {
 		query += " " + s.opts.RowLock
 	}
+	if s.inTx && s.opts.KeyLock != "" {
+		// A row lock cannot hold an id that has no row yet: the key lock
+		// makes a second creator wait, and its SELECT, a later statement,
+		// then sees the first one's row.
+		if _, err := s.exec(ctx, s.opts.KeyLock, account+"/"+string(kind)+"/"+id); err != nil {
+			return nil, err
+		}
+	}
 	err := s.scan(ctx, s.read, &rows, query, account, string(kind), id)
 	if err != nil {
 		return nil, s.fail(err)

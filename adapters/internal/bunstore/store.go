@@ -41,6 +41,11 @@ type Options struct {
 	// Analyze, when set, is the statement that refreshes the planner's
 	// statistics of the record tables (PostgreSQL); empty: nothing to do.
 	Analyze string
+	// KeyLock, when set, is run with the record's key before GetRecord
+	// inside a transaction, to hold ids that have no row yet
+	// (PostgreSQL: a transaction-scoped advisory lock). SQLite needs none:
+	// its write transactions run one at a time.
+	KeyLock string
 	// RowLock is appended to GetRecord inside a transaction so that a
 	// read-modify-write holds the row ("FOR UPDATE" on PostgreSQL; SQLite's
 	// transactions hold the write lock from their start).
