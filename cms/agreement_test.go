@@ -359,9 +359,23 @@ func resourceFixtures(s *fixtureSet) {
 	s.bad("locationZoom 26", field("locationZoom", `26`))
 	s.bad("locationZoom 2.5", field("locationZoom", `2.5`))
 	s.bad("locationZoom string", field("locationZoom", `"3"`))
-	// Beyond float64 precision Go rounds first; the schema is exact.
+	// Numbers are judged exactly as written, not after rounding to float64.
 	s.bad("locationLat 90 plus 1e-17", field("locationLat", `90.00000000000000001`))
+	s.bad("locationLat -90 minus 1e-17", field("locationLat", `-90.00000000000000001`))
+	s.bad("locationLon 180 plus 1e-30", field("locationLon", `1.80000000000000000000000000000001e2`))
+	s.ok("locationLat 90 with trailing zeros", field("locationLat", `90.000000000000000000000`))
+	s.ok("locationLat 900e-1", field("locationLat", `900e-1`))
+	s.ok("locationLat 0.9E+2", field("locationLat", `0.9E+2`))
+	s.ok("locationLat -0", field("locationLat", `-0`))
+	// An underflow is a tiny number inside the range: valid, stored as 0.
+	s.ok("locationLat underflow 1e-400", field("locationLat", `1e-400`))
+	s.ok("locationLat underflow -1e-400", field("locationLat", `-1e-400`))
 	s.bad("locationZoom 2 plus 1e-16", field("locationZoom", `2.0000000000000001`))
+	s.bad("locationZoom 25 minus 1e-16", field("locationZoom", `24.9999999999999999`))
+	s.bad("locationZoom 3 plus 1e-1000", field("locationZoom", `3.`+rep("0", 999)+`1`))
+	s.ok("locationZoom 25 with trailing zeros", field("locationZoom", `25.`+rep("0", 1000)))
+	s.ok("locationZoom 2500e-2", field("locationZoom", `2500e-2`))
+	s.bad("locationZoom 25 plus 1e-20", field("locationZoom", `25.00000000000000000001`))
 
 	// TRACK fields (resourceType TRACK, so the TRACK-only rule is not at issue).
 	track := func(name, value string) string {
@@ -381,6 +395,11 @@ func resourceFixtures(s *fixtureSet) {
 	s.ok("trackSlopeDown -0", track("trackSlopeDown", `-0`))
 	s.bad("trackSlopeUp -1", track("trackSlopeUp", `-1`))
 	s.bad("trackSlopeUp underflow 1e-400", track("trackSlopeUp", `1e-400`))
+	s.bad("trackSlopeUp underflow -1e-400", track("trackSlopeUp", `-1e-400`))
+	s.ok("trackSlopeUp -0.0", track("trackSlopeUp", `-0.0`))
+	s.ok("trackDurationMinutes max safe with exponent", track("trackDurationMinutes", `9.007199254740991e15`))
+	s.bad("trackDurationMinutes max safe plus a fraction", track("trackDurationMinutes", `9007199254740991.0000001`))
+	s.bad("trackDurationMinutes max safe plus 1 written 9.007199254740992e15", track("trackDurationMinutes", `9.007199254740992e15`))
 	for _, v := range []string{"1", "2", "3", "4", "5", "3.0", "null"} {
 		s.ok("trackDifficulty "+v, track("trackDifficulty", v))
 	}
@@ -489,6 +508,8 @@ func mapFixtures(s *fixtureSet) {
 	s.bad("routePlannerColor null", field("routePlannerColor", `null`))
 	s.bad("routePlannerAuto null", field("routePlannerAuto", `null`))
 	s.bad("routePlannerWidth 4 plus 1e-16", field("routePlannerWidth", `4.0000000000000001`))
+	s.bad("routePlannerWidth 1 minus 1e-17", field("routePlannerWidth", `0.99999999999999999`))
+	s.ok("routePlannerWidth 4.000", field("routePlannerWidth", `4.000`))
 
 	s.ok("mapMaxAutozoom null", field("mapMaxAutozoom", `null`))
 	s.bad("mapMaxAutozoom 26", field("mapMaxAutozoom", `26`))
@@ -634,9 +655,13 @@ func proposalFixtures(s *fixtureSet) {
 	s.bad("statsAccess null", field("statsAccess", `null`))
 	s.bad("statsLastAccess date only", field("statsLastAccess", `"2026-01-01"`))
 	s.bad("statsLastAccess number", field("statsLastAccess", `0`))
-	// statsAccess has no upper bound in the schema; Go holds an int64.
+	// statsAccess stops at 2^53-1 like every integer without a size.
+	s.ok("statsAccess max safe", field("statsAccess", `9007199254740991`))
+	s.bad("statsAccess max safe plus 1", field("statsAccess", `9007199254740992`))
 	s.bad("statsAccess 1e20", field("statsAccess", `1e20`))
 	s.bad("statsAccess max int64", field("statsAccess", `9223372036854775807`))
+	s.bad("statsAccess 2^63", field("statsAccess", `9223372036854775808`))
+	s.bad("statsAccess max safe plus 1e-10", field("statsAccess", `9007199254740991.0000000001`))
 
 	s.ok("relatedContents", field("relatedContents", `[{"title":"t","title_it":"t","shortDescription_de":null}]`))
 	s.bad("relatedContents title 201", field("relatedContents", `[{"title":"`+rep("t", 201)+`"}]`))

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"io"
 	"math"
-	"math/big"
 	"reflect"
 	"strconv"
-	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -259,7 +257,7 @@ func (d *decodeState) value(b binding, fv reflect.Value, prefix string) {
 		setBool(fv, tok.Bool())
 	case typeNumber:
 		n, err := tok.Float()
-		if err != nil || (!d.trusted && (!f.inRange(n) || !exactlyInRange(f, n, tok.String()))) {
+		if err != nil || (!d.trusted && (!f.inRange(n) || (f.onBound(n) && !exactlyInRange(f, tok.String())))) {
 			d.problem(prefix, b.wire, rangeText(f))
 			return
 		}
@@ -271,7 +269,7 @@ func (d *decodeState) value(b binding, fv reflect.Value, prefix string) {
 			d.problem(prefix, b.wire, rangeText(f))
 		case n != math.Trunc(n) || !d.trusted && !exactInteger(tok.String()):
 			d.problem(prefix, b.wire, "must be an integer")
-		case !d.trusted && !exactlyInRange(f, n, tok.String()):
+		case !d.trusted && f.onBound(n) && !exactlyInRange(f, tok.String()):
 			d.problem(prefix, b.wire, rangeText(f))
 		default:
 			setInteger(fv, int64(n))
@@ -466,36 +464,4 @@ func setStrings(fv reflect.Value, v []string) {
 	default:
 		panic("cms: no string list for " + fv.Type().String())
 	}
-}
-
-// The JSON number a body sends is exact; float64 is not. A literal that
-// rounds onto a bound (90.00000000000000001 -> 90) or onto an integer
-// (2.0000000000000001, 1e-400) is judged by its exact value, as a JSON
-// Schema validator judges it.
-
-// exactlyInRange re-checks, exactly, a number whose float64 equals one of
-// its field's bounds.
-func exactlyInRange(f *fieldSpec, n float64, literal string) bool {
-	onMin, onMax := f.hasMin && n == f.minimum, f.hasMax && n == f.maximum
-	if !onMin && !onMax {
-		return true
-	}
-	exact, ok := new(big.Rat).SetString(literal)
-	if !ok {
-		return false
-	}
-	if onMin && exact.Cmp(new(big.Rat).SetFloat64(f.minimum)) < 0 {
-		return false
-	}
-	return !onMax || exact.Cmp(new(big.Rat).SetFloat64(f.maximum)) <= 0
-}
-
-// exactInteger reports whether a JSON number literal is an integer
-// exactly; plain digits need no arithmetic.
-func exactInteger(literal string) bool {
-	if !strings.ContainsAny(literal, ".eE") {
-		return true
-	}
-	exact, ok := new(big.Rat).SetString(literal)
-	return ok && exact.IsInt()
 }

@@ -59,6 +59,8 @@ type fieldSpec struct {
 	maximum   float64
 	hasMin    bool
 	hasMax    bool
+	minExact  decimal // the bounds as written in the tags, for exact checks
+	maxExact  decimal
 	enum      []float64
 	item      *typeSpec // for typeItems
 }
@@ -156,10 +158,10 @@ func fieldSpecOf(sf reflect.StructField) (*fieldSpec, error) {
 		case "maxLength":
 			f.maxLen, err = strconv.Atoi(val)
 		case "minimum":
-			f.minimum, err = strconv.ParseFloat(val, 64)
+			f.minimum, f.minExact, err = parseBound(val)
 			f.hasMin = true
 		case "maximum":
-			f.maximum, err = strconv.ParseFloat(val, 64)
+			f.maximum, f.maxExact, err = parseBound(val)
 			f.hasMax = true
 		case "enum":
 			var v float64
@@ -210,6 +212,20 @@ func (f *fieldSpec) readGoType(t reflect.Type) error {
 		return fmt.Errorf("unsupported field type %s", t)
 	}
 	return nil
+}
+
+// parseBound reads a minimum or maximum tag value, as a float64 and
+// exactly.
+func parseBound(val string) (float64, decimal, error) {
+	v, err := strconv.ParseFloat(val, 64)
+	if err != nil {
+		return 0, decimal{}, err
+	}
+	exact, ok := parseDecimal(val)
+	if !ok {
+		return 0, decimal{}, fmt.Errorf("bound %q is not a JSON number", val)
+	}
+	return v, exact, nil
 }
 
 func splitTag(tag string) []string {
