@@ -1,7 +1,6 @@
 package cms
 
 import (
-	"net/mail"
 	"net/url"
 	"regexp"
 	"strings"
@@ -15,8 +14,12 @@ import (
 type rule struct {
 	name    string
 	pattern *regexp.Regexp
-	// format is the JSON Schema format, checked by check as well.
+	// format is the JSON Schema format. What it asks beyond the pattern is
+	// checked by check (the e-mail pattern is narrower than its format).
 	format string
+	// limits are further patterns a value must match (the schema lists
+	// them under allOf).
+	limits []*regexp.Regexp
 	// check is the part of the rule a pattern cannot say; nil when none.
 	check func(string) bool
 	// text is the problem reported when the value breaks the rule.
@@ -47,20 +50,29 @@ const (
 // characters, so RE2 and ECMA-262 read it alike).
 const aliasExcluded = `\x00-\x20\x7F-` + "\u009F\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF"
 
-// emailPattern is the bare address net/mail reads (DECISIONS §5): a
-// dot-atom or a quoted string, "@", a dot-atom or an IPv4 literal; no
-// display name, comment or space outside quotes. Atoms are printable ASCII
-// but the specials, or any non-ASCII character, as in net/mail. IPv6
-// literals are left out: net/mail takes [::1] but not the [IPv6:::1] of
-// RFC 5321, and no contact address needs either.
+// The e-mail grammar (contactEmail) is a practical subset of RFC 5321's
+// mailbox, the one of HTML's <input type=email> and of common "email"
+// format checks, with SMTP's lengths: a dot-atom local part of ASCII atext
+// (no quoted string), "@", and a domain name of at least two LDH labels
+// (letters, digits and "-" inside, 1 to 63 characters each; an IDN domain
+// in its xn-- form). No IP literal, no comment, no display name. Local part
+// at most 64 characters, whole address at most 254: a regular expression
+// cannot bound the length of parts it also shapes, so the lengths are
+// patterns of their own (emailLimits). Every address it takes is a bare
+// address net/mail reads unchanged (DECISIONS §5) and valid to the JSON
+// Schema format "email".
 const (
-	emailAtext   = `[^\x00-\x20\x7F()<>\[\]:;@\\,."]`
-	emailAtom    = emailAtext + `+(\.` + emailAtext + `+)*`
-	emailQuoted  = `"([^"\\\x00-\x08\x0A-\x1F\x7F]|\\[^\x00-\x08\x0A-\x1F\x7F])+"`
-	ipv4Octet    = `(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])`
-	emailIPv4    = `\[` + ipv4Octet + `(\.` + ipv4Octet + `){3}\]`
-	emailPattern = `^(` + emailAtom + `|` + emailQuoted + `)@(` + emailAtom + `|` + emailIPv4 + `)$`
+	emailAtext   = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
+	emailLabel   = `[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?`
+	emailPattern = `^` + emailAtext + `+(\.` + emailAtext + `+)*@` + emailLabel + `(\.` + emailLabel + `)+$`
 )
+
+// emailLimits are the lengths of the e-mail grammar: local part, whole
+// address (printable ASCII, as the pattern has it).
+var emailLimits = []*regexp.Regexp{
+	regexp.MustCompile(`^[\x21-\x3F\x41-\x7E]{1,64}@`),
+	regexp.MustCompile(`^[\x21-\x7E]{1,254}$`),
+}
 
 func fileRule(name, ext, text string) *rule {
 	return &rule{
@@ -82,7 +94,7 @@ var rules = map[string]*rule{
 	"image":     fileRule("image", fileExtImage, "must be an http or https URL of a .jpg, .jpeg, .png or .webp file"),
 	"layer":     fileRule("layer", fileExtLayer, "must be an http or https URL of a .kml or .kmz file"),
 	"trackfile": fileRule("trackfile", fileExtTrack, "must be an http or https URL of a .gpx or .kml file"),
-	"email": {name: "email", pattern: regexp.MustCompile(emailPattern), check: isEmail,
+	"email": {name: "email", pattern: regexp.MustCompile(emailPattern), limits: emailLimits, format: "email",
 		text: "must be an e-mail address", minLen: -1, maxLen: -1},
 	"alias": {name: "alias", pattern: regexp.MustCompile(`^/[^/` + aliasExcluded + `][^` + aliasExcluded + `]*$`),
 		text: "must start with / (not //) and contain no spaces or control characters", minLen: -1, maxLen: -1},
@@ -131,13 +143,6 @@ func isHTTPURL(s string) bool {
 	// A zone (%) names an interface of the client, never a server.
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Hostname() != "" &&
 		!strings.Contains(u.Host, "%")
-}
-
-// isEmail backs the pattern with net/mail itself: every address the
-// pattern takes, net/mail reads as a bare address.
-func isEmail(s string) bool {
-	a, err := mail.ParseAddress(s)
-	return err == nil && a.Name == ""
 }
 
 func isDate(s string) bool {

@@ -118,6 +118,21 @@ func TestDecodeFieldRules(t *testing.T) {
 		{"layer and track files ok", cms.KindResource, `{"id":"abc","resourceType":"TRACK","mapLayerFile":"https://x.org/l.KMZ","trackFile":"https://x.org/t.gpx?x=1"}`, ""},
 		{"email", cms.KindResource, `{"id":"abc","contactEmail":"Name <a@example.com>"}`, "Resource abc: contactEmail: must be an e-mail address"},
 		{"email ok", cms.KindResource, `{"id":"abc","contactEmail":"a.b@example.com"}`, ""},
+		{"email outside the practical grammar", cms.KindResource, `{"id":"abc","contactEmail":"\"john doe\"@example.com"}`,
+			"Resource abc: contactEmail: must be an e-mail address"},
+		{"email too long", cms.KindResource, `{"id":"abc","contactEmail":"` + strings.Repeat("a", 65) + `@example.com"}`,
+			"Resource abc: contactEmail: must be an e-mail address"},
+		{"email dotless domain", cms.KindResource, `{"id":"abc","contactEmail":"a@localhost"}`,
+			"Resource abc: contactEmail: must be an e-mail address"},
+		{"numbers judged exactly", cms.KindResource, `{"id":"abc","locationLat":90.00000000000000001,"locationZoom":2.0000000000000001}`,
+			"Resource abc: locationLat: must be between -90 and 90\nResource abc: locationZoom: must be an integer"},
+		{"URL hosts", cms.KindResource, `{"id":"abc","image":"https://[fe80::1%25en0]/a.jpg","ctaUrl":"https://:80/a"}`,
+			"Resource abc: image: must be an http or https URL of a .jpg, .jpeg, .png or .webp file\n" +
+				"Resource abc: ctaUrl: must be an absolute http or https URL"},
+		{"urlAlias Unicode spaces", cms.KindMap, `{"id":"abc","urlAlias":"/a\u00a0b","urlAlias_it":"/a\u3000b","urlAlias_de":"/a\u0085b"}`,
+			"Map abc: urlAlias: must start with / (not //) and contain no spaces or control characters\n" +
+				"Map abc: urlAlias_it: must start with / (not //) and contain no spaces or control characters\n" +
+				"Map abc: urlAlias_de: must start with / (not //) and contain no spaces or control characters"},
 		{"expireDate", cms.KindProposal, `{"id":"abc","expireDate":"2026-02-30"}`, "Proposal abc: expireDate: must be a date of shape YYYY-MM-DD"},
 		{"expireDate ok", cms.KindProposal, `{"id":"abc","expireDate":"2028-02-29"}`, ""},
 		{"customerId size", cms.KindProposal, `{"id":"abc","customerId":"ab"}`, "Proposal abc: customerId: must be 3 to 80 characters"},
@@ -133,6 +148,8 @@ func TestDecodeFieldRules(t *testing.T) {
 		{"read-only fields with their shape", cms.KindProposal, `{"id":"abc","timeLastUpdate":"2026-01-01 10:00:00","statsAccess":3,"statsLastAccess":null}`, ""},
 		{"read-only fields of the wrong shape", cms.KindProposal, `{"id":"abc","timeLastUpdate":"yesterday","statsAccess":-1}`,
 			"Proposal abc: timeLastUpdate: must be a time of shape YYYY-MM-DD HH:MM:SS\nProposal abc: statsAccess: must be an integer between 0 and 9007199254740991"},
+		{"statsAccess beyond 2^53-1", cms.KindProposal, `{"id":"abc","statsAccess":9007199254740992}`,
+			"Proposal abc: statsAccess: must be an integer between 0 and 9007199254740991"},
 		{"write-only fields", cms.KindResource, `{"id":"abc","mapIdsAdd":["m-1"],"deleteElementIrreversibly":true}`, ""},
 		{"NUL character", cms.KindResource, `{"id":"abc","title_de":"a\u0000b","resourceCategories":["c\u0000"],"contactEmail":"a\u0000@b.org"}`,
 			"Resource abc: title_de: must not contain the NUL character\n" +

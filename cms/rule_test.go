@@ -1,0 +1,208 @@
+package cms
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"net/mail"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// portablePattern returns why pattern may read differently in RE2 (Go,
+// the server) and ECMA-262 (a browser or Node validating against the
+// schema, with or without the u flag), or "" when it keeps to the syntax
+// both read alike: literals of the Basic Multilingual Plane, escapes \xHH
+// and of syntax characters, classes without [ inside or ] first, groups
+// without (?, quantifiers * + ? {n} {n,} {n,m}, anchors ^ $. Left out:
+// . (ECMA-262 stops it at \r, U+2028 and U+2029, RE2 only at \n), \d \s \w
+// \b and friends (Unicode-aware in one engine, not the other), POSIX
+// classes, flags and look-around (not in RE2), and a counted quantifier
+// after a negated class (ECMA-262 without u counts UTF-16 units).
+func portablePattern(pattern string) string {
+	inClass, classStart, negatedClass := false, false, false
+	for i := 0; i < len(pattern); {
+		r, size := utf8.DecodeRuneInString(pattern[i:])
+		next := pattern[i+size:]
+		wasClassStart := classStart
+		classStart = false
+		switch {
+		case r > 0xFFFF:
+			return "a character beyond the Basic Multilingual Plane"
+		case r == '\\':
+			switch {
+			case next == "":
+				return "a trailing backslash"
+			case next[0] == 'x':
+				if len(next) < 3 || !isHex(next[1]) || !isHex(next[2]) {
+					return `\x without two hex digits`
+				}
+				size += 3
+			case strings.IndexByte(`\^$.*+?()[]{}|/`, next[0]) >= 0 || (inClass && next[0] == '-'):
+				size++
+			default:
+				return "the escape \\" + next[:1]
+			}
+		case inClass:
+			switch {
+			case r == '[':
+				return "[ inside a class"
+			case r == ']' && wasClassStart:
+				return "] first in a class"
+			case r == '^' && wasClassStart && pattern[i-1] == '[':
+				negatedClass, classStart = true, true
+			case r == ']':
+				inClass = false
+				if strings.HasPrefix(next, "{") && negatedClass {
+					return "a counted quantifier after a negated class"
+				}
+			}
+		case r == '[':
+			inClass, classStart, negatedClass = true, true, false
+		case r == '.':
+			return ". outside a class"
+		case r == '(' && strings.HasPrefix(next, "?"):
+			return "(? (flags, look-around or named groups)"
+		case r == ']' || r == '}':
+			return "an unescaped " + string(r)
+		case r == '{':
+			m := regexp.MustCompile(`^\{[0-9]+(,[0-9]*)?\}`).FindString(pattern[i:])
+			if m == "" {
+				return "{ that is not a quantifier"
+			}
+			size = len(m)
+		}
+		i += size
+	}
+	if inClass {
+		return "an unclosed class"
+	}
+	return ""
+}
+
+func isHex(c byte) bool {
+	return ('0' <= c && c <= '9') || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')
+}
+
+func TestPortablePatternChecker(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{`^a$`, `^[^/\x00-\x20\x7F-` + "\u009F" + `]*$`, `^[a-z\-]{1,3}(\.x)+$`, `^D[1-9][0-9]*$`, `[\]\\]`} {
+		if why := portablePattern(p); why != "" {
+			t.Errorf("portablePattern(%q) = %q, want portable", p, why)
+		}
+	}
+	for _, p := range []string{`^a.b$`, `\d`, `\s`, `(?i)a`, `(?=a)`, `[[:alpha:]]`, `[]a]`, `a{`, `a}`, `]`, `\-`, "😀", `[^a]{2}`, `[a`, `\x4`} {
+		if portablePattern(p) == "" {
+			t.Errorf("portablePattern(%q) = portable, want a reason", p)
+		}
+	}
+}
+
+// TestSchemaPatternsPortable checks every pattern of the committed schemas
+// and every rule: the server (RE2) and a client (ECMA-262) read them alike.
+func TestSchemaPatternsPortable(t *testing.T) {
+	t.Parallel()
+	seen := map[string]string{}
+	for name, r := range rules {
+		if r.pattern != nil {
+			seen[r.pattern.String()] = "rule " + name
+		}
+		for _, re := range r.limits {
+			seen[re.String()] = "rule " + name + " (limit)"
+		}
+	}
+	seen[noNULPattern.String()] = "noNULPattern"
+	seen[singleRefPattern.String()] = "singleRefPattern"
+	files, err := filepath.Glob(filepath.Join("..", "docs", "schemas", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("schemas: %v, %d files", err, len(files))
+	}
+	for _, path := range files {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		walkSchema(doc, "", func(pointer string, n schemaNode) {
+			if p, ok := n["pattern"].(string); ok {
+				seen[p] = filepath.Base(path) + "#" + pointer
+			}
+		})
+	}
+	for p, where := range seen {
+		if why := portablePattern(p); why != "" {
+			t.Errorf("%s: pattern %q: %s", where, p, why)
+		}
+	}
+}
+
+// emailRuleAccepts is the Go side's verdict on one address.
+func emailRuleAccepts(s string) bool {
+	r := rules["email"]
+	return r.pattern.MatchString(s) && matchLimits(r, s)
+}
+
+// TestEmailRule: every address the e-mail rule takes is a bare address
+// net/mail reads unchanged (DECISIONS §5) and valid to format "email" as
+// the schema validator asserts it, so the pattern narrows both. Candidates
+// are built from the characters where the grammars differ.
+func TestEmailRule(t *testing.T) {
+	t.Parallel()
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource("https://schemas.bwcms.test/email.json", map[string]any{"format": "email"}); err != nil {
+		t.Fatal(err)
+	}
+	format, err := c.Compile("https://schemas.bwcms.test/email.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	part := func(alphabet string, max int) string {
+		chars := []rune(alphabet)
+		var b strings.Builder
+		for range 1 + r.IntN(max) {
+			b.WriteRune(chars[r.IntN(len(chars))])
+		}
+		return b.String()
+	}
+	accepted := 0
+	for range 50000 {
+		local := part("aaaaZ09.!#$%&'*+-/=?^_`{|}~", 8)
+		if r.IntN(4) == 0 {
+			local = part("aaaa.\"\\ ()<>[]:;@,é", 6)
+		}
+		domain := part("aaaab0-", 6) + "." + part("aaaab0-.", 6)
+		if r.IntN(4) == 0 {
+			domain = part("aaaab0-._[]:é", 8)
+		}
+		if r.IntN(10) == 0 {
+			local = part("ab.", 70)
+		}
+		if r.IntN(10) == 0 {
+			domain = part("b", 70) + "." + part("cd", 190)
+		}
+		s := local + "@" + domain
+		if !emailRuleAccepts(s) {
+			continue
+		}
+		accepted++
+		if a, err := mail.ParseAddress(s); err != nil || a.Name != "" || a.Address != s {
+			t.Errorf("%q: the rule takes it, net/mail reads %v, %v", s, a, err)
+		}
+		if err := format.Validate(s); err != nil {
+			t.Errorf("%q: the rule takes it, format email does not: %v", s, err)
+		}
+	}
+	if accepted < 1000 {
+		t.Fatalf("only %d candidates accepted: the generator no longer exercises the rule", accepted)
+	}
+}
