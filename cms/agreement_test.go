@@ -203,6 +203,15 @@ func commonFixtures(s *fixtureSet) {
 	s.bad("ctaUrl bad port", field("ctaUrl", `"https://x.org:abc/"`))
 	s.bad("ctaUrl javascript", field("ctaUrl", `"javascript:alert(1)"`))
 	s.bad("ctaUrl boolean", field("ctaUrl", `true`))
+	// Bracketed hosts are IPv6 addresses, checked as such by both sides.
+	s.ok("ctaUrl IPv4-mapped IPv6 host", field("ctaUrl", `"https://[::ffff:192.0.2.1]/a"`))
+	s.bad("ctaUrl IPv6 host not an address", field("ctaUrl", `"https://[::::]/a"`))
+	s.bad("ctaUrl IPv6 host without a colon", field("ctaUrl", `"https://[1]/a"`))
+	s.bad("ctaUrl IPv4 host in brackets", field("ctaUrl", `"https://[192.0.2.1]/a"`))
+	s.bad("ctaUrl IPv6 zone", field("ctaUrl", `"https://[fe80::1%25eth0]:8080/a"`))
+	s.bad("ctaUrl empty host", field("ctaUrl", `"https://:443"`))
+	s.bad("ctaUrl two ports", field("ctaUrl", `"https://x.org:8080:80/a"`))
+	s.bad("ctaUrl percent-encoded host", field("ctaUrl", `"https://%41.org/a"`))
 
 	// Read-only fields: accepted (and ignored) with the right shape.
 	s.ok("timeLastUpdate", field("timeLastUpdate", `"2026-01-01 10:00:00"`))
