@@ -206,3 +206,88 @@ func TestEmailRule(t *testing.T) {
 		t.Fatalf("only %d candidates accepted: the generator no longer exercises the rule", accepted)
 	}
 }
+
+// matcherCorpus returns strings where the hand-written matchers and the
+// patterns could part: every string of the agreement fixtures, and
+// candidates built from the characters the patterns treat specially.
+func matcherCorpus() []string {
+	var list []string
+	var collect func(v any)
+	collect = func(v any) {
+		switch v := v.(type) {
+		case string:
+			list = append(list, v)
+		case []any:
+			for _, x := range v {
+				collect(x)
+			}
+		case map[string]any:
+			for _, x := range v {
+				collect(x)
+			}
+		}
+	}
+	for _, f := range agreementFixtures {
+		var v any
+		if json.Unmarshal([]byte(f.body), &v) == nil {
+			collect(v)
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	pick := func(alphabet []string, max int) string {
+		var b strings.Builder
+		for range r.IntN(max + 1) {
+			b.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	starts := []string{"http://", "https://", "HTTPS://", "hTtP://", "httpſ://", "ftp://", "http:/", "/", "//", "", "https://u@", "https://a@b@"}
+	hosts := []string{"x.org", "X", "[", "]", "[::1]", "[fe80::1%25en0]", "[1.2]", ":", ":80", ":8o", "@", "%41", "é", "a b", "\t", "\x7f", "\u0085", "-", "_", "."}
+	paths := []string{"/", "a", ".", "jpg", "JPEG", ".png", ".webp", ".kml", ".KMZ", ".gpx", ".jpe", "?", "#", "/", "x", " ", "\x00", "\u00a0", "\u3000", "\ufeff", "\u2028", "é", "😀", "\xff", "%zz", "@", ":"}
+	for range 60000 {
+		list = append(list, pick(starts, 1)+pick(hosts, 3)+pick(paths, 6))
+	}
+	for range 20000 {
+		list = append(list, pick([]string{"a", "Z", "0", ".", "_", "~", ":", "@", "-", "/", " ", "é", "\u00a0", "\u0085", "\x7f", "\xff"}, 84))
+	}
+	list = append(list, "", strings.Repeat("a", 80), strings.Repeat("a", 81), "ab", "abc", ".ab")
+	return list
+}
+
+// TestRuleMatchers proves every hand-written matcher equal to its rule's
+// pattern, which is the definition and goes to the schema.
+func TestRuleMatchers(t *testing.T) {
+	t.Parallel()
+	corpus := matcherCorpus()
+	for name, r := range rules {
+		if r.match == nil {
+			continue
+		}
+		for _, s := range corpus {
+			if got, want := r.match(s), r.pattern.MatchString(s); got != want {
+				t.Errorf("rule %s: match(%q) = %v, pattern says %v", name, s, got, want)
+			}
+		}
+	}
+	single := &fieldSpec{typ: typeString, rule: rules["ref"]}
+	for _, s := range corpus {
+		if got, want := single.matches(s), singleRefPattern.MatchString(s); got != want {
+			t.Errorf("single reference: matches(%q) = %v, pattern says %v", s, got, want)
+		}
+	}
+}
+
+// FuzzRuleMatchers looks for a string on which a hand-written matcher and
+// its pattern part.
+func FuzzRuleMatchers(f *testing.F) {
+	for _, s := range matcherCorpus()[:2000] {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for name, r := range rules {
+			if r.match != nil && r.match(s) != r.pattern.MatchString(s) {
+				t.Errorf("rule %s: match(%q) = %v, pattern says %v", name, s, r.match(s), !r.match(s))
+			}
+		}
+	})
+}

@@ -89,6 +89,18 @@ func (f *fieldSpec) pattern() *regexp.Regexp {
 	return f.rule.pattern
 }
 
+// matches reports whether s matches the field's pattern, through the
+// rule's hand-written matcher when it has one.
+func (f *fieldSpec) matches(s string) bool {
+	if f.rule != nil && f.rule.match != nil {
+		if f.rule.name == "ref" && f.typ == typeString && s == "" {
+			return true // singleRefPattern: "" is none
+		}
+		return f.rule.match(s)
+	}
+	return f.pattern().MatchString(s)
+}
+
 var (
 	typeOfString      = reflect.TypeFor[string]()
 	typeOfInt64       = reflect.TypeFor[int64]()

@@ -147,7 +147,7 @@ func (w walker) text(f *fieldSpec, path, s string) {
 	if f.rule == nil {
 		return
 	}
-	if re := f.pattern(); !re.MatchString(s) || !matchLimits(f.rule, s) || (f.rule.check != nil && !f.rule.check(s)) {
+	if !f.matches(s) || !matchLimits(f.rule, s) || (f.rule.check != nil && !f.rule.check(s)) {
 		w.add(path, f.rule.text)
 		return
 	}
