@@ -268,7 +268,9 @@ func batchErrorText(err error) string {
 }
 
 // applyBatch upserts every record of a batch in one transaction: all or
-// none. Applying it twice gives the same records as once.
+// none. Applying it twice gives the same records as once. Records go
+// through upsertIn, the rules of single upserts, chunk by chunk over a
+// bulkTx, so each chunk is read and written in a few statements.
 func (s *Service) applyBatch(ctx context.Context, b *Batch) (BatchResult, error) {
 	acc, err := s.store.GetAccount(ctx, b.Account)
 	if err != nil {
@@ -282,53 +284,138 @@ func (s *Service) applyBatch(ctx context.Context, b *Batch) (BatchResult, error)
 	var res BatchResult
 	err = s.store.WithTx(ctx, func(tx Store) error {
 		res = BatchResult{}
-		dec := jsontext.NewDecoder(bytes.NewReader(b.Payload))
-		if _, err := dec.ReadToken(); err != nil {
-			return malformed(err)
+		if err := tx.LockKind(ctx, acc.ID, b.Kind); err != nil {
+			return err
 		}
-		for i := 0; dec.PeekKind() != ']'; i++ {
-			if analyzeAt(i) {
+		bulk := newBulkTx(tx, acc.ID, b.Kind)
+		decodeCtx, stop := context.WithCancel(ctx)
+		defer stop()
+		done := 0
+		for c := range s.decodeChunks(decodeCtx, codec, b.Kind, b.Payload) {
+			if c.err != nil {
+				return c.err
+			}
+			chunk := c.records
+			if analyzeWithin(done, len(chunk)) {
 				if err := tx.Analyze(ctx); err != nil {
 					return err
 				}
 			}
-			rec := NewRecord(b.Kind)
-			if err := codec.DecodeFrom(dec, rec); err != nil {
+			if err := bulk.prefetch(ctx, s, acc.Langs, chunk); err != nil {
 				return err
 			}
-			s.sanitize(rec)
-			if deleteAsked(rec) {
-				_, err := s.deleteRecords(ctx, tx, p, b.Kind, []string{rec.RecordID()})
-				switch {
-				case ErrorCode(err) == CodeNotFound: // already gone: the same as once
-					res.Skipped++
-				case err != nil:
-					return err
-				default:
-					res.Updated++
+			for i, rec := range chunk {
+				if deleteAsked(rec) {
+					if err := s.applyBatchDelete(ctx, bulk, p, rec, &res); err != nil {
+						return err
+					}
+					if err := bulk.prefetch(ctx, s, acc.Langs, chunk[i+1:]); err != nil {
+						return err
+					}
+					continue
 				}
-				continue
+				r, err := s.upsertIn(ctx, bulk, p, codec, rec, nil, UpsertOptions{})
+				if err != nil {
+					return err
+				}
+				switch r.Outcome {
+				case Created:
+					res.Created++
+				case Updated:
+					res.Updated++
+				default:
+					res.Skipped++
+				}
 			}
-			r, err := s.upsertIn(ctx, tx, p, codec, rec, nil, UpsertOptions{})
-			if err != nil {
+			if err := bulk.flush(ctx); err != nil {
 				return err
 			}
-			switch r.Outcome {
-			case Created:
-				res.Created++
-			case Updated:
-				res.Updated++
-			default:
-				res.Skipped++
-			}
+			done += len(chunk)
+		}
+		// The decoder also stops when ctx ends: that is no end of batch.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if done != b.Count {
+			return fmt.Errorf("cms: batch %s holds %d records, not %d", b.ID, done, b.Count)
 		}
 		return nil
 	})
 	return res, err
 }
 
-// analyzeAt tells before which records of a batch the statistics are
-// refreshed: early, then as the rows written grow by a few thousand.
-func analyzeAt(i int) bool {
-	return i == 200 || i == 1000 || i > 0 && i%2500 == 0
+// batchChunk is a run of decoded, sanitized records of a batch, or the
+// error that ended decoding.
+type batchChunk struct {
+	records []Record
+	err     error
+}
+
+// decodeChunks decodes and sanitizes a batch payload on a goroutine of its
+// own, a chunk ahead of the writes, so decoding and storing share two
+// cores. It stops when ctx ends; the channel closes after the last chunk.
+func (s *Service) decodeChunks(ctx context.Context, codec *Codec, kind Kind, payload []byte) <-chan batchChunk {
+	out := make(chan batchChunk, 1)
+	go func() {
+		defer close(out)
+		send := func(c batchChunk) bool {
+			select {
+			case out <- c:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		dec := jsontext.NewDecoder(bytes.NewReader(payload))
+		if _, err := dec.ReadToken(); err != nil {
+			send(batchChunk{err: malformed(err)})
+			return
+		}
+		for dec.PeekKind() != ']' {
+			records := make([]Record, 0, bulkChunk)
+			for len(records) < bulkChunk && dec.PeekKind() != ']' {
+				rec := NewRecord(kind)
+				if err := codec.DecodeFrom(dec, rec); err != nil {
+					send(batchChunk{err: err})
+					return
+				}
+				s.sanitize(rec)
+				records = append(records, rec)
+			}
+			if !send(batchChunk{records: records}) {
+				return
+			}
+		}
+	}()
+	return out
+}
+
+// applyBatchDelete applies deleteElementIrreversibly of a batch record on
+// the store itself, after the writes kept so far.
+func (s *Service) applyBatchDelete(ctx context.Context, bulk *bulkTx, p Principal, rec Record, res *BatchResult) error {
+	if err := bulk.flush(ctx); err != nil {
+		return err
+	}
+	_, err := s.deleteRecords(ctx, bulk.Store, p, rec.Kind(), []string{rec.RecordID()})
+	switch {
+	case ErrorCode(err) == CodeNotFound: // already gone: the same as once
+		res.Skipped++
+	case err != nil:
+		return err
+	default:
+		res.Updated++
+	}
+	return nil
+}
+
+// analyzeWithin tells whether the statistics are refreshed before the
+// records done to done+n of a batch: early (at 200 and 1,000 records),
+// then every 2,500.
+func analyzeWithin(done, n int) bool {
+	for i := done; i < done+n; i++ {
+		if i == 200 || i == 1000 || i > 0 && i%2500 == 0 {
+			return true
+		}
+	}
+	return false
 }

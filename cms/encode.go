@@ -1,7 +1,6 @@
 package cms
 
 import (
-	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -87,8 +86,13 @@ func isSet(fv reflect.Value, b binding) bool {
 	case *Langs[Null[string]]:
 		return (*p)[b.lang].Set
 	}
-	// Opt and Null: the Set field.
-	return fv.FieldByName("Set").Bool()
+	return setFlag(fv)
+}
+
+// setFlag reads the Set field of an Opt or a Null: their last field (a look-up
+// by name costs more than the rest of a merge).
+func setFlag(fv reflect.Value) bool {
+	return fv.Field(fv.NumField() - 1).Bool()
 }
 
 func appendField(dst []byte, b binding, fv reflect.Value) []byte {
@@ -187,11 +191,22 @@ func appendNumber(dst []byte, f float64) []byte {
 
 // appendLangMap writes the storage form of a multi-language field: an
 // object from language code to value, in code order.
+// sortedCodes appends the language codes of m to buf, sorted: a record has
+// a few, so buf on the caller's stack saves allocating them.
+func sortedCodes[V any](buf []string, m Langs[V]) []string {
+	for code := range m {
+		buf = append(buf, code)
+	}
+	slices.Sort(buf)
+	return buf
+}
+
 func appendLangMap(dst []byte, fv reflect.Value) []byte {
 	dst = append(dst, '{')
 	switch p := fv.Addr().Interface().(type) {
 	case *Langs[string]:
-		for i, code := range slices.Sorted(maps.Keys(*p)) {
+		var buf [8]string
+		for i, code := range sortedCodes(buf[:0], *p) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -200,8 +215,9 @@ func appendLangMap(dst []byte, fv reflect.Value) []byte {
 			dst = appendString(dst, (*p)[code])
 		}
 	case *Langs[Null[string]]:
+		var buf [8]string
 		i := 0
-		for _, code := range slices.Sorted(maps.Keys(*p)) {
+		for _, code := range sortedCodes(buf[:0], *p) {
 			v := (*p)[code]
 			if !v.Set {
 				continue

@@ -124,6 +124,25 @@ func refKindText(toKind string) string {
 	return Kind(toKind).Title()
 }
 
+// setAssignedLists gives a Resource or Map the assignment lists of lists,
+// in the form GetRecord fills them.
+func setAssignedLists(rec Record, lists map[Role][]string) {
+	primary, secondary := NullOf(nonNil(lists[RolePrimary])), NullOf(nonNil(lists[RoleSecondary]))
+	switch r := rec.(type) {
+	case *Resource:
+		r.MapIDs, r.MapSecondaryIDs = primary, secondary
+	case *Map:
+		r.ResourceIDs, r.SecondaryResourceIDs = primary, secondary
+	}
+}
+
+func nonNil(ids []string) []string {
+	if ids == nil {
+		return []string{}
+	}
+	return ids
+}
+
 // assignmentSide is one side of the Resource-Map assignments as a body
 // gives it.
 type assignmentSide struct {
@@ -149,8 +168,9 @@ func assignedLists(rec Record) map[Role][]string {
 // assign applies a body's assignment lists to the lists before (replace
 // first, then add; a record takes one role), writes the roles that
 // changed, and gives every record on the other side whose role changed a
-// new timeLastUpdate. It reports whether anything changed.
-func (s *Service) assign(ctx context.Context, tx Store, account string, patch Record, before map[Role][]string, now time.Time) (bool, error) {
+// new timeLastUpdate. It returns the lists after and whether anything
+// changed.
+func (s *Service) assign(ctx context.Context, tx Store, account string, patch Record, before map[Role][]string, now time.Time) (map[Role][]string, bool, error) {
 	var a assignmentSide
 	switch r := patch.(type) {
 	case *Resource:
@@ -160,10 +180,10 @@ func (s *Service) assign(ctx context.Context, tx Store, account string, patch Re
 		a = assignmentSide{other: KindResource, id: r.ID, primary: r.ResourceIDs, primaryAdd: r.ResourceIDsAdd,
 			secondary: r.SecondaryResourceIDs, secondaryAdd: r.SecondaryResourceIDsAdd, set: tx.SetMapResources}
 	default:
-		return false, nil
+		return before, false, nil
 	}
 	if !a.primary.Set && !a.primaryAdd.Valid && !a.secondary.Set && !a.secondaryAdd.Valid {
-		return false, nil
+		return before, false, nil
 	}
 	// The same rules as AssignmentStore.Set*, worked out in memory.
 	after := map[Role][]string{RolePrimary: slices.Clone(before[RolePrimary]), RoleSecondary: slices.Clone(before[RoleSecondary])}
@@ -192,23 +212,23 @@ func (s *Service) assign(ctx context.Context, tx Store, account string, patch Re
 		if !slices.Equal(before[role], after[role]) {
 			changed = true
 			if err := a.set(ctx, account, a.id, role, after[role]); err != nil {
-				return false, err
+				return nil, false, err
 			}
 		}
 	}
 	if !changed {
-		return false, nil
+		return before, false, nil
 	}
 	// Records whose role changed (joined, left, or switched) are touched.
 	was, is := rolesOf(before), rolesOf(after)
 	for id := range mergeKeys(was, is) {
 		if was[id] != is[id] {
 			if err := tx.TouchRecord(ctx, account, a.other, id, now); err != nil {
-				return false, err
+				return nil, false, err
 			}
 		}
 	}
-	return true, nil
+	return after, true, nil
 }
 
 func rolesOf(lists map[Role][]string) map[string]Role {

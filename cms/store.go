@@ -103,12 +103,22 @@ type RecordStore interface {
 	// GetRecord returns one record. CodeNotFound when there is none. Inside
 	// WithTx it holds the record's id until the transaction ends, whether
 	// the record exists or not, so a read-modify-write loses no concurrent
-	// update and two creators of one id run one after the other.
+	// update and two creators of one id run one after the other. An id
+	// without a record is also held by a LockKind of another transaction:
+	// GetRecord waits for it to end.
 	GetRecord(ctx context.Context, account string, kind Kind, id string) (*Entry, error)
 	// GetRecords returns the records of ids that exist, in the order of ids
 	// (an id given twice comes once). None found is an empty slice, not an
-	// error.
+	// error. Inside WithTx it holds the records found until the transaction
+	// ends, as GetRecord does.
 	GetRecords(ctx context.Context, account string, kind Kind, ids []string) ([]*Entry, error)
+	// LockKind, inside WithTx, holds every id of kind in account that has
+	// no record yet until the transaction ends: GetRecord of such an id in
+	// another transaction waits. With GetRecords it lets a batch
+	// read-modify-write many records without holding one lock per id.
+	// Outside a transaction, or where write transactions run one at a time
+	// (SQLite), it does nothing.
+	LockKind(ctx context.Context, account string, kind Kind) error
 	// Analyze refreshes the query planner's statistics of the record
 	// tables; inside WithTx it counts what the transaction wrote. The
 	// service calls it now and then during a long batch, whose thousands
@@ -129,6 +139,13 @@ type RecordStore interface {
 	// in the same language. The assignment lists in e.Record are ignored
 	// (see AssignmentStore).
 	PutRecord(ctx context.Context, e *Entry) error
+	// PutRecords is PutRecord of several records of one account and kind
+	// with distinct ids, in a few statements: all are written or none.
+	// CodeConflict, as an *AliasError, when a record outside the set holds
+	// one of their aliases, or two of them name the same alias in a
+	// language; the set's old aliases are released first, so two of its
+	// records may swap theirs.
+	PutRecords(ctx context.Context, entries []*Entry) error
 	// DeleteRecord removes a record, its aliases, the references it makes
 	// and every assignment it is part of. CodeNotFound when there is none.
 	DeleteRecord(ctx context.Context, account string, kind Kind, id string) error
@@ -141,6 +158,9 @@ type RecordStore interface {
 	// AliasHolder returns the id of the record of kind holding alias in
 	// lang. CodeNotFound when none does.
 	AliasHolder(ctx context.Context, account string, kind Kind, lang, alias string) (string, error)
+	// AliasHolders returns, for those of aliases held in lang by a record
+	// of kind, the holder's id by alias.
+	AliasHolders(ctx context.Context, account string, kind Kind, lang string, aliases []string) (map[string]string, error)
 	// Referrers lists every reference to the record (kind, id) made by
 	// other records' documents, in (kind, id, field) order. Assignments
 	// are not references: read them with AssignmentStore.

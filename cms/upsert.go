@@ -142,10 +142,12 @@ func (s *Service) upsertIn(ctx context.Context, tx Store, p Principal, codec *Co
 			return res, err
 		}
 	}
-	reassigned, err := s.assign(ctx, tx, p.Account, patch, assigned, now)
+	assigned, reassigned, err := s.assign(ctx, tx, p.Account, patch, assigned, now)
 	if err != nil {
 		return res, err
 	}
+	// merged holds the lists as stored now: a batch reads it again.
+	setAssignedLists(merged, assigned)
 	if entry != nil && !reassigned && bytes.Equal(before, s.doc.Marshal(merged)) {
 		res.Outcome = Skipped
 		return res, nil
@@ -245,7 +247,7 @@ func mergeRecord(spec *typeSpec, dst, patch Record) {
 			}
 			continue
 		}
-		if from.FieldByName("Set").Bool() {
+		if setFlag(from) {
 			to.Set(from)
 		}
 	}

@@ -11,7 +11,6 @@ type batchRow struct {
 	ID          string `bun:"id"`
 	Account     string `bun:"account"`
 	Kind        string `bun:"kind"`
-	Payload     []byte `bun:"payload"`
 	Count       int    `bun:"count"`
 	Status      string `bun:"status"`
 	RequestedAt int64  `bun:"requested_at"`
@@ -26,7 +25,7 @@ type batchRow struct {
 }
 
 func (r batchRow) batch() *cms.Batch {
-	return &cms.Batch{ID: r.ID, Account: r.Account, Kind: cms.Kind(r.Kind), Payload: r.Payload, Count: r.Count,
+	return &cms.Batch{ID: r.ID, Account: r.Account, Kind: cms.Kind(r.Kind), Count: r.Count,
 		Status: cms.BatchStatus(r.Status), Requested: fromMicros(r.RequestedAt), StatusAt: fromMicros(r.StatusAt),
 		Owner: r.Owner, LeaseUntil: fromNullMicros(r.LeaseUntil), Attempts: r.Attempts,
 		Result: cms.BatchResult{Created: r.Created, Updated: r.Updated, Skipped: r.Skipped, Error: r.Error}}
@@ -37,15 +36,21 @@ const batchColumns = "id, account, kind, count, status, requested_at, status_at,
 
 // EnqueueBatch implements cms.Store.
 func (s *Store) EnqueueBatch(ctx context.Context, b *cms.Batch) error {
-	n, err := s.exec(ctx, "INSERT INTO batches (id, account, kind, payload, count, status, requested_at, status_at, "+
-		"owner, lease_until, attempts, created, updated, skipped, error) "+
-		"VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', NULL, 0, 0, 0, 0, '') ON CONFLICT (id) DO NOTHING",
-		b.ID, b.Account, string(b.Kind), b.Payload, b.Count, string(cms.BatchWaiting),
-		micros(b.Requested), micros(b.Requested))
-	if err == nil && n == 0 {
-		err = conflict("batch " + b.ID + " exists")
-	}
-	return err
+	return s.tx(ctx, func(s *Store) error {
+		n, err := s.exec(ctx, "INSERT INTO batches (id, account, kind, payload, count, status, requested_at, status_at, "+
+			"owner, lease_until, attempts, created, updated, skipped, error) "+
+			"VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', NULL, 0, 0, 0, 0, '') ON CONFLICT (id) DO NOTHING",
+			b.ID, b.Account, string(b.Kind), []byte{}, b.Count, string(cms.BatchWaiting),
+			micros(b.Requested), micros(b.Requested))
+		if err == nil && n == 0 {
+			err = conflict("batch " + b.ID + " exists")
+		}
+		if err != nil {
+			return err
+		}
+		_, err = s.exec(ctx, "INSERT INTO batch_payloads (id, payload) VALUES (?, ?)", b.ID, b.Payload)
+		return err
+	})
 }
 
 // ClaimBatch implements cms.Store.
@@ -54,7 +59,7 @@ func (s *Store) ClaimBatch(ctx context.Context, owner string, now, leaseUntil ti
 	err := s.scan(ctx, s.write, &rows, "UPDATE batches SET owner = ?, lease_until = ?, attempts = attempts + 1, "+
 		"status_at = CASE WHEN status = ? THEN ? ELSE status_at END, status = ? "+
 		"WHERE id = (SELECT id FROM batches WHERE status = ? OR (status = ? AND lease_until < ?) "+
-		"ORDER BY requested_at, id LIMIT 1 "+s.opts.ClaimLock+") RETURNING "+batchColumns+", payload",
+		"ORDER BY requested_at, id LIMIT 1 "+s.opts.ClaimLock+") RETURNING "+batchColumns,
 		owner, micros(leaseUntil), string(cms.BatchWaiting), micros(now), string(cms.BatchProcessing),
 		string(cms.BatchWaiting), string(cms.BatchProcessing), micros(now))
 	if err != nil {
@@ -63,7 +68,16 @@ func (s *Store) ClaimBatch(ctx context.Context, owner string, now, leaseUntil ti
 	if len(rows) == 0 {
 		return nil, notFound("waiting batch")
 	}
-	return rows[0].batch(), nil
+	b := rows[0].batch()
+	var payloads [][]byte
+	if err := s.scan(ctx, s.write, &payloads, "SELECT payload FROM batch_payloads WHERE id = ?", b.ID); err != nil {
+		return nil, s.fail(err)
+	}
+	if len(payloads) == 0 {
+		return nil, &cms.Error{Code: cms.CodeInternal, Message: "batch " + b.ID + " has no payload"}
+	}
+	b.Payload = payloads[0]
+	return b, nil
 }
 
 // HeartbeatBatch implements cms.Store.
@@ -76,15 +90,22 @@ func (s *Store) HeartbeatBatch(ctx context.Context, id, owner string, leaseUntil
 	return err
 }
 
-// FinishBatch implements cms.Store.
+// FinishBatch implements cms.Store. A finished batch's payload is not
+// needed again: it goes at once.
 func (s *Store) FinishBatch(ctx context.Context, id, owner string, status cms.BatchStatus, r cms.BatchResult, at time.Time) error {
-	n, err := s.exec(ctx, "UPDATE batches SET status = ?, status_at = ?, lease_until = NULL, created = ?, updated = ?, "+
-		"skipped = ?, error = ? WHERE id = ? AND owner = ? AND status = ?",
-		string(status), micros(at), r.Created, r.Updated, r.Skipped, r.Error, id, owner, string(cms.BatchProcessing))
-	if err == nil && n == 0 {
-		err = conflict("batch " + id + " is not held by " + owner)
-	}
-	return err
+	return s.tx(ctx, func(s *Store) error {
+		n, err := s.exec(ctx, "UPDATE batches SET status = ?, status_at = ?, lease_until = NULL, created = ?, updated = ?, "+
+			"skipped = ?, error = ? WHERE id = ? AND owner = ? AND status = ?",
+			string(status), micros(at), r.Created, r.Updated, r.Skipped, r.Error, id, owner, string(cms.BatchProcessing))
+		if err == nil && n == 0 {
+			err = conflict("batch " + id + " is not held by " + owner)
+		}
+		if err != nil {
+			return err
+		}
+		_, err = s.exec(ctx, "DELETE FROM batch_payloads WHERE id = ?", id)
+		return err
+	})
 }
 
 // GetBatch implements cms.Store.

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"testing/fstest"
 
+	"github.com/bwcms/cms/cms"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/migrate"
 )
@@ -61,4 +62,14 @@ func FirstMigrations(fsys fs.FS, n int) (fs.FS, error) {
 		sub[e.Name()] = &fstest.MapFile{Data: data}
 	}
 	return sub, nil
+}
+
+// EnqueueBeforePayloads stores a waiting batch as the schema before
+// migration 4 kept it (its payload in the batches row), so tests can show
+// the upgrade keeps it.
+func EnqueueBeforePayloads(ctx context.Context, db *bun.DB, b *cms.Batch) error {
+	_, err := db.NewRaw("INSERT INTO batches (id, account, kind, payload, count, status, requested_at, status_at) "+
+		"VALUES (?, ?, ?, ?, ?, ?, ?, ?)", b.ID, b.Account, string(b.Kind), b.Payload, b.Count,
+		string(cms.BatchWaiting), micros(b.Requested), micros(b.Requested)).Exec(ctx)
+	return err
 }

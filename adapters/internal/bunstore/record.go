@@ -3,6 +3,7 @@ package bunstore
 import (
 	"context"
 	"iter"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -46,6 +47,14 @@ func (s *Store) GetRecord(ctx context.Context, account string, kind cms.Kind, id
 		}
 	}
 	err := s.scan(ctx, s.read, &rows, query, account, string(kind), id)
+	if err == nil && len(rows) == 0 && s.inTx && s.opts.KindLockShared != "" {
+		// A batch creating records of the kind holds them with LockKind:
+		// wait for it, then look again.
+		if _, err := s.exec(ctx, s.opts.KindLockShared, account+"/"+string(kind)); err != nil {
+			return nil, err
+		}
+		err = s.scan(ctx, s.read, &rows, query, account, string(kind), id)
+	}
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -66,8 +75,11 @@ func (s *Store) GetRecords(ctx context.Context, account string, kind cms.Kind, i
 		return []*cms.Entry{}, nil
 	}
 	var rows []recordRow
-	err := s.scan(ctx, s.read, &rows, "SELECT "+recordColumns+" FROM records WHERE account = ? AND kind = ? AND id "+s.opts.InList,
-		account, string(kind), s.opts.List(ids))
+	query := "SELECT " + recordColumns + " FROM records WHERE account = ? AND kind = ? AND id " + s.opts.InList
+	if s.inTx && s.opts.RowLock != "" {
+		query += " " + s.opts.RowLock
+	}
+	err := s.scan(ctx, s.read, &rows, query, account, string(kind), s.opts.List(ids))
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -439,13 +451,8 @@ func (s *Store) Referrers(ctx context.Context, account string, kind cms.Kind, id
 	return refs, nil
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
 }
 
 func aliasTaken(lang, alias, holder string) error {

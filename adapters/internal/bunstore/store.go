@@ -46,7 +46,15 @@ type Options struct {
 	// (PostgreSQL: a transaction-scoped advisory lock). SQLite needs none:
 	// its write transactions run one at a time.
 	KeyLock string
-	// RowLock is appended to GetRecord inside a transaction so that a
+	// KindLock and KindLockShared, when set, are run with "account/kind":
+	// LockKind takes the first (a batch holding every id of the kind that
+	// has no row yet), GetRecord inside a transaction the second before it
+	// answers that an id has no row, so it waits for such a batch
+	// (PostgreSQL: transaction-scoped advisory locks in a key space of
+	// their own). One lock a batch, not one an id: PostgreSQL's lock table
+	// holds a few thousand.
+	KindLock, KindLockShared string
+	// RowLock is appended to GetRecord and GetRecords inside a transaction so that a
 	// read-modify-write holds the row ("FOR UPDATE" on PostgreSQL; SQLite's
 	// transactions hold the write lock from their start).
 	RowLock string

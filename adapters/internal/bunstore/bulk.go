@@ -1,0 +1,166 @@
+package bunstore
+
+import (
+	"context"
+	"maps"
+	"slices"
+
+	"github.com/bwcms/cms/cms"
+)
+
+// Rows per multi-row statement: under SQLite's 32,766 and PostgreSQL's
+// 65,535 parameters with every table's columns, and few distinct texts.
+const bulkRows = 256
+
+// PutRecords implements cms.Store.
+func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	account, kind := entries[0].Account, string(entries[0].Record.Kind())
+	ids := make([]string, len(entries))
+	records := make([]any, 0, 10*len(entries))
+	var aliases, refs []any
+	byLang := map[string]map[string]string{} // lang -> alias -> id
+	var taken error
+	for i, e := range entries {
+		rec := e.Record
+		id := rec.RecordID()
+		if e.Account != account || string(rec.Kind()) != kind || slices.Contains(ids[:i], id) {
+			return &cms.Error{Code: cms.CodeInternal, Message: "PutRecords: entries of one account and kind with distinct ids"}
+		}
+		ids[i] = id
+		ix := s.docs.Index(rec)
+		var lat, lon *float64
+		if ix.Lat.Valid {
+			lat = &ix.Lat.Value
+		}
+		if ix.Lon.Valid {
+			lon = &ix.Lon.Value
+		}
+		records = append(records, account, kind, id, ix.Published, micros(e.Updated), lat, lon,
+			e.StatsAccess, nullMicros(e.StatsLastAccess), string(s.docs.Marshal(rec)))
+		for _, lang := range sortedKeys(ix.Aliases) {
+			alias := ix.Aliases[lang]
+			if byLang[lang] == nil {
+				byLang[lang] = map[string]string{}
+			}
+			if holder, ok := byLang[lang][alias]; ok && taken == nil {
+				taken = aliasTaken(lang, alias, holder)
+			}
+			byLang[lang][alias] = id
+			aliases = append(aliases, account, kind, lang, alias, id)
+		}
+		for _, r := range ix.Refs {
+			refs = append(refs, account, kind, id, r.Field, r.ToKind, r.ToID, r.Single)
+		}
+	}
+	if taken != nil {
+		return taken // two of the set name one alias
+	}
+	return s.tx(ctx, func(s *Store) error {
+		// A savepoint undoes a refused put, so a caller that goes on in its
+		// transaction commits no half of it.
+		if _, err := s.exec(ctx, "SAVEPOINT put_records"); err != nil {
+			return err
+		}
+		err := s.putRecords(ctx, account, kind, ids, records, aliases, refs, byLang)
+		if err != nil {
+			if _, rerr := s.exec(ctx, "ROLLBACK TO SAVEPOINT put_records"); rerr != nil {
+				return rerr
+			}
+		}
+		if _, rerr := s.exec(ctx, "RELEASE SAVEPOINT put_records"); rerr != nil && err == nil {
+			err = rerr
+		}
+		return err
+	})
+}
+
+// putRecords writes the rows of PutRecords. The set's old aliases go
+// first, so two of its records may swap theirs; an alias still held by
+// a record outside the set is not inserted, and is then named.
+func (s *Store) putRecords(ctx context.Context, account, kind string, ids []string, records, aliases, refs []any,
+	byLang map[string]map[string]string) error {
+	if err := s.insertRows(ctx, "INSERT INTO records ("+recordColumns+") VALUES ", 10, records,
+		" ON CONFLICT (account, kind, id) DO UPDATE SET published = EXCLUDED.published, "+
+			"updated_at = EXCLUDED.updated_at, lat = EXCLUDED.lat, lon = EXCLUDED.lon, "+
+			"stats_access = EXCLUDED.stats_access, stats_last_access = EXCLUDED.stats_last_access, doc = EXCLUDED.doc"); err != nil {
+		return err
+	}
+	if _, err := s.exec(ctx, "DELETE FROM aliases WHERE account = ? AND kind = ? AND record_id "+s.opts.InList,
+		account, kind, s.opts.List(ids)); err != nil {
+		return err
+	}
+	n, err := s.insertRowsCount(ctx, "INSERT INTO aliases (account, kind, lang, alias, record_id) VALUES ", 5, aliases,
+		" ON CONFLICT (account, kind, lang, alias) DO NOTHING")
+	if err != nil {
+		return err
+	}
+	if n < len(aliases)/5 {
+		for _, lang := range sortedKeys(byLang) {
+			wanted := byLang[lang]
+			held, err := s.AliasHolders(ctx, account, cms.Kind(kind), lang, slices.Collect(maps.Keys(wanted)))
+			if err != nil {
+				return err
+			}
+			for _, alias := range sortedKeys(held) {
+				if held[alias] != wanted[alias] {
+					return aliasTaken(lang, alias, held[alias])
+				}
+			}
+		}
+		return conflict("urlAlias taken concurrently")
+	}
+	if _, err := s.exec(ctx, "DELETE FROM refs WHERE account = ? AND from_kind = ? AND from_id "+s.opts.InList,
+		account, kind, s.opts.List(ids)); err != nil {
+		return err
+	}
+	return s.insertRows(ctx, "INSERT INTO refs (account, from_kind, from_id, field, to_kind, to_id, single) VALUES ", 7, refs, "")
+}
+
+// insertRows runs head + VALUES lists + tail over args (cols values a row)
+// in statements of at most bulkRows rows.
+func (s *Store) insertRows(ctx context.Context, head string, cols int, args []any, tail string) error {
+	_, err := s.insertRowsCount(ctx, head, cols, args, tail)
+	return err
+}
+
+// insertRowsCount is insertRows returning how many rows were written.
+func (s *Store) insertRowsCount(ctx context.Context, head string, cols int, args []any, tail string) (int, error) {
+	total := 0
+	for chunk := range slices.Chunk(args, cols*bulkRows) {
+		n, err := s.exec(ctx, head+rowsOf(len(chunk)/cols, cols)+tail, chunk...)
+		if err != nil {
+			return 0, err
+		}
+		total += int(n)
+	}
+	return total, nil
+}
+
+// AliasHolders implements cms.Store.
+func (s *Store) AliasHolders(ctx context.Context, account string, kind cms.Kind, lang string, aliases []string) (map[string]string, error) {
+	held := map[string]string{}
+	for chunk := range slices.Chunk(dedupe(aliases), 500) {
+		var rows []aliasRow
+		err := s.scan(ctx, s.read, &rows, "SELECT lang, alias, record_id FROM aliases WHERE account = ? AND kind = ? AND lang = ? AND alias "+
+			s.opts.InList, account, string(kind), lang, s.opts.List(chunk))
+		if err != nil {
+			return nil, s.fail(err)
+		}
+		for _, r := range rows {
+			held[r.Alias] = r.RecordID
+		}
+	}
+	return held, nil
+}
+
+// LockKind implements cms.Store.
+func (s *Store) LockKind(ctx context.Context, account string, kind cms.Kind) error {
+	if !s.inTx || s.opts.KindLock == "" {
+		return nil
+	}
+	_, err := s.exec(ctx, s.opts.KindLock, account+"/"+string(kind))
+	return err
+}
