@@ -16,7 +16,9 @@
 // the order and filters of [cms.RecordStore.ListRecords] and a stream of
 // 10,000 records in bounded memory, urlAlias uniqueness (also under
 // concurrent writers), references, Resource-Map assignments from both
-// sides, transactions (rollback on error and on panic, nesting),
+// sides, transactions (rollback on error and on panic, nesting), set
+// writes and reads (PutRecords, AliasHolders, GetRecords and LockKind
+// holding ids),
 // concurrent writers without lost updates, accounts, users, login
 // failures, settings, refresh tokens (one winner of concurrent spends) and
 // the batch queue (claims, leases, concurrent claimers). Where adapters
@@ -42,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) cms.Store) {
 	t.Run("References", func(t *testing.T) { testReferences(t, open) })
 	t.Run("Assignments", func(t *testing.T) { testAssignments(t, open) })
 	t.Run("Transactions", func(t *testing.T) { testTransactions(t, open) })
+	t.Run("Bulk", func(t *testing.T) { testBulk(t, open) })
 	t.Run("Accounts", func(t *testing.T) { testAccounts(t, open) })
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, open) })
 	t.Run("Batches", func(t *testing.T) { testBatches(t, open) })
