@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -77,53 +78,42 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 	if _, err := dec.ReadToken(); err != nil {
 		return 0, nil, malformed(err)
 	}
-	spec := s.doc.kinds[kind].spec
 	var (
 		records []batchRecordProblems // only records with problems or references
 		uses    [][]refUse
 		earlier = map[string]bool{}
 		count   int
 	)
+	window := make([][]byte, 0, bulkChunk)
 	for dec.PeekKind() != ']' {
-		if count == s.opts.MaxBatchRecords {
-			return 0, nil, &Error{Code: CodeTooLarge, Message: "Request too large",
-				Err: fmt.Errorf("more than %d records", s.opts.MaxBatchRecords)}
-		}
-		count++
-		rec := NewRecord(kind)
-		err := codec.DecodeFrom(dec, rec)
-		if ErrorCode(err) == CodeMalformed {
-			return 0, nil, err
-		}
-		if deleteAsked(rec) && !p.Can(kind, ActionDelete) {
-			return 0, nil, errForbidden
-		}
-		var own []fieldProblem
-		idSet := ValidID(rec.RecordID())
-		if e, ok := errors.AsType[*Error](err); ok {
-			idSet = e.Problems[0].ID != "(no id)"
-			for _, pr := range e.Problems {
-				own = append(own, fieldProblem{pr.Field, pr.Text})
+		// A window of records is cut from the body here and decoded on
+		// every core; their problems and references are then taken in order.
+		window = window[:0]
+		for len(window) < bulkChunk && dec.PeekKind() != ']' {
+			if count == s.opts.MaxBatchRecords {
+				return 0, nil, &Error{Code: CodeTooLarge, Message: "Request too large",
+					Err: fmt.Errorf("more than %d records", s.opts.MaxBatchRecords)}
 			}
-		} else if err != nil {
-			return 0, nil, err
-		}
-		u := refUses(spec, reflect.ValueOf(rec).Elem(), "", nil)
-		// A record may name itself or any record before it in the batch.
-		u = slices.DeleteFunc(u, func(r refUse) bool {
-			for _, k := range refKinds(r.toKind) {
-				if k == kind && (earlier[r.id] || r.id == rec.RecordID()) {
-					return true
-				}
+			count++
+			raw, err := nextRecord(dec, body)
+			if err != nil {
+				return 0, nil, err
 			}
-			return false
-		})
-		if idSet {
-			earlier[rec.RecordID()] = true
+			window = append(window, raw)
 		}
-		if len(own) > 0 || len(u) > 0 {
-			records = append(records, batchRecordProblems{rec: rec, idSet: idSet, problems: own})
-			uses = append(uses, u)
+		decoded, errs := decodeAll(codec, kind, window)
+		for i, rec := range decoded {
+			u, own, idSet, err := s.checkBatchRecord(p, kind, rec, errs[i], earlier)
+			if err != nil {
+				return 0, nil, err
+			}
+			if idSet {
+				earlier[rec.RecordID()] = true
+			}
+			if len(own) > 0 || len(u) > 0 {
+				records = append(records, batchRecordProblems{rec: rec, idSet: idSet, problems: own})
+				uses = append(uses, u)
+			}
 		}
 	}
 	if _, err := dec.ReadToken(); err != nil {
@@ -154,6 +144,76 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 		}
 	}
 	return count, all, nil
+}
+
+// nextRecord reads the next record of a batch array from dec, checked as
+// DecodeFrom checks it in place (one object, at most MaxDepth deep within
+// the array), and returns its bytes within body.
+func nextRecord(dec *jsontext.Decoder, body []byte) ([]byte, error) {
+	if dec.PeekKind() != '{' {
+		if _, err := dec.ReadValue(); err != nil {
+			return nil, malformed(err)
+		}
+		return nil, malformed(errNotObject)
+	}
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return nil, malformed(err)
+	}
+	if dec.StackDepth()+rawDepth(raw) > MaxDepth {
+		return nil, malformed(errTooDeep)
+	}
+	end := int(dec.InputOffset())
+	return body[end-len(raw) : end], nil
+}
+
+// decodeAll decodes raw records of kind, spread over the cores.
+func decodeAll(codec *Codec, kind Kind, raws [][]byte) ([]Record, []error) {
+	records, errs := make([]Record, len(raws)), make([]error, len(raws))
+	workers := min(runtime.GOMAXPROCS(0), (len(raws)+31)/32)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(raws); i += workers {
+				records[i] = NewRecord(kind)
+				errs[i] = codec.Decode(raws[i], records[i])
+			}
+		})
+	}
+	wg.Wait()
+	return records, errs
+}
+
+// checkBatchRecord takes a decoded batch record: its own problems, and the
+// references it makes to records neither earlier in the batch nor itself.
+func (s *Service) checkBatchRecord(p Principal, kind Kind, rec Record, err error, earlier map[string]bool) ([]refUse, []fieldProblem, bool, error) {
+	if ErrorCode(err) == CodeMalformed {
+		return nil, nil, false, err
+	}
+	if deleteAsked(rec) && !p.Can(kind, ActionDelete) {
+		return nil, nil, false, errForbidden
+	}
+	var own []fieldProblem
+	idSet := ValidID(rec.RecordID())
+	if e, ok := errors.AsType[*Error](err); ok {
+		idSet = e.Problems[0].ID != "(no id)"
+		for _, pr := range e.Problems {
+			own = append(own, fieldProblem{pr.Field, pr.Text})
+		}
+	} else if err != nil {
+		return nil, nil, false, err
+	}
+	u := refUses(s.doc.kinds[kind].spec, reflect.ValueOf(rec).Elem(), "", nil)
+	// A record may name itself or any record before it in the batch.
+	u = slices.DeleteFunc(u, func(r refUse) bool {
+		for _, k := range refKinds(r.toKind) {
+			if k == kind && (earlier[r.id] || r.id == rec.RecordID()) {
+				return true
+			}
+		}
+		return false
+	})
+	return u, own, idSet, nil
 }
 
 // BatchStatus returns a batch of kind for the principal in ctx (read

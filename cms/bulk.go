@@ -191,8 +191,10 @@ func (b *bulkTx) PutRecord(ctx context.Context, e *Entry) error {
 		return b.Store.PutRecord(ctx, e)
 	}
 	id := e.Record.RecordID()
+	// The aliases id held are free now, whether or not the view knew them:
+	// the store would still name id.
 	for lang, alias := range b.held[id] {
-		if b.holders[aliasKey{lang, alias}] == id {
+		if holder, ok := b.holders[aliasKey{lang, alias}]; !ok || holder == id {
 			b.holders[aliasKey{lang, alias}] = ""
 		}
 	}

@@ -3,7 +3,9 @@ package bunstore
 import (
 	"context"
 	"maps"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/bwcms/cms/cms"
 )
@@ -23,6 +25,7 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 	var aliases, refs []any
 	byLang := map[string]map[string]string{} // lang -> alias -> id
 	var taken error
+	docs, indexes := s.documents(entries)
 	for i, e := range entries {
 		rec := e.Record
 		id := rec.RecordID()
@@ -30,7 +33,7 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 			return &cms.Error{Code: cms.CodeInternal, Message: "PutRecords: entries of one account and kind with distinct ids"}
 		}
 		ids[i] = id
-		ix := s.docs.Index(rec)
+		ix := indexes[i]
 		var lat, lon *float64
 		if ix.Lat.Valid {
 			lat = &ix.Lat.Value
@@ -39,7 +42,7 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 			lon = &ix.Lon.Value
 		}
 		records = append(records, account, kind, id, ix.Published, micros(e.Updated), lat, lon,
-			e.StatsAccess, nullMicros(e.StatsLastAccess), string(s.docs.Marshal(rec)))
+			e.StatsAccess, nullMicros(e.StatsLastAccess), docs[i])
 		for _, lang := range sortedKeys(ix.Aliases) {
 			alias := ix.Aliases[lang]
 			if byLang[lang] == nil {
@@ -117,6 +120,24 @@ func (s *Store) putRecords(ctx context.Context, account, kind string, ids []stri
 		return err
 	}
 	return s.insertRows(ctx, "INSERT INTO refs (account, from_kind, from_id, field, to_kind, to_id, single) VALUES ", 7, refs, "")
+}
+
+// documents marshals and indexes entries on every core: for a batch it is
+// a third of the time between two statements.
+func (s *Store) documents(entries []*cms.Entry) ([]string, []cms.RecordIndex) {
+	docs, indexes := make([]string, len(entries)), make([]cms.RecordIndex, len(entries))
+	workers := min(runtime.GOMAXPROCS(0), (len(entries)+63)/64)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(entries); i += workers {
+				indexes[i] = s.docs.Index(entries[i].Record)
+				docs[i] = string(s.docs.Marshal(entries[i].Record))
+			}
+		})
+	}
+	wg.Wait()
+	return docs, indexes
 }
 
 // insertRows runs head + VALUES lists + tail over args (cols values a row)
