@@ -10,9 +10,9 @@ import (
 	"github.com/bwcms/cms/cms"
 )
 
-// Rows per multi-row statement: under SQLite's 32,766 and PostgreSQL's
-// 65,535 parameters with every table's columns, and few distinct texts.
-const bulkRows = 256
+// Parameters per multi-row statement: under SQLite's 32,766 and
+// PostgreSQL's 65,535, so a chunk of a batch takes one statement a table.
+const bulkParams = 30000
 
 // PutRecords implements cms.Store.
 func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
@@ -130,9 +130,11 @@ func (s *Store) documents(entries []*cms.Entry) ([]string, []cms.RecordIndex) {
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
+			var buf []byte // one buffer a worker: Marshal's would be one a record
 			for i := w; i < len(entries); i += workers {
 				indexes[i] = s.docs.Index(entries[i].Record)
-				docs[i] = string(s.docs.Marshal(entries[i].Record))
+				buf = s.docs.Append(buf[:0], entries[i].Record)
+				docs[i] = string(buf)
 			}
 		})
 	}
@@ -141,7 +143,7 @@ func (s *Store) documents(entries []*cms.Entry) ([]string, []cms.RecordIndex) {
 }
 
 // insertRows runs head + VALUES lists + tail over args (cols values a row)
-// in statements of at most bulkRows rows.
+// in statements of at most bulkParams parameters.
 func (s *Store) insertRows(ctx context.Context, head string, cols int, args []any, tail string) error {
 	_, err := s.insertRowsCount(ctx, head, cols, args, tail)
 	return err
@@ -150,7 +152,7 @@ func (s *Store) insertRows(ctx context.Context, head string, cols int, args []an
 // insertRowsCount is insertRows returning how many rows were written.
 func (s *Store) insertRowsCount(ctx context.Context, head string, cols int, args []any, tail string) (int, error) {
 	total := 0
-	for chunk := range slices.Chunk(args, cols*bulkRows) {
+	for chunk := range slices.Chunk(args, bulkParams/cols*cols) {
 		n, err := s.exec(ctx, head+rowsOf(len(chunk)/cols, cols)+tail, chunk...)
 		if err != nil {
 			return 0, err
