@@ -57,7 +57,8 @@ func TestMigrations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	put := &cms.Entry{Account: "a", Record: &cms.Resource{ID: "r-1", Title: cms.Langs[string]{"en": "kept"}}, Updated: time.Now()}
+	put := &cms.Entry{Account: "a", Record: &cms.Resource{ID: "r-1", Title: cms.Langs[string]{"en": "kept"},
+		URLAlias: cms.Langs[string]{"en": "/kept"}, POIResourceIDs: cms.NullOf([]string{"r-2"})}, Updated: time.Now()}
 	if err := old.PutRecord(ctx, put); err != nil {
 		t.Fatal(err)
 	}
@@ -81,6 +82,13 @@ func TestMigrations(t *testing.T) {
 	e, err := s.GetRecord(ctx, "a", cms.KindResource, "r-1")
 	if err != nil || e.Record.(*cms.Resource).Title["en"] != "kept" {
 		t.Fatalf("record after upgrade: %v, %v", e, err)
+	}
+	// The alias and reference tables were rebuilt with their rows.
+	if holder, err := s.AliasHolder(ctx, "a", cms.KindResource, "en", "/kept"); err != nil || holder != "r-1" {
+		t.Fatalf("alias after upgrade: %q, %v", holder, err)
+	}
+	if refs, err := s.Referrers(ctx, "a", cms.KindResource, "r-2"); err != nil || len(refs) != 1 || refs[0].FromID != "r-1" {
+		t.Fatalf("references after upgrade: %+v, %v", refs, err)
 	}
 	s.Close()
 
