@@ -347,7 +347,8 @@ func (s *Service) applyBatch(ctx context.Context, b *Batch) (BatchResult, error)
 		if err := tx.LockKind(ctx, acc.ID, b.Kind); err != nil {
 			return err
 		}
-		bulk := newBulkTx(tx, acc.ID, b.Kind)
+		bulk := newBulkTx(tx, s.doc, acc.ID, b.Kind)
+		defer bulk.settle() // a write in flight ends before the transaction does
 		decodeCtx, stop := context.WithCancel(ctx)
 		defer stop()
 		done := 0
@@ -361,7 +362,7 @@ func (s *Service) applyBatch(ctx context.Context, b *Batch) (BatchResult, error)
 					return err
 				}
 			}
-			if err := bulk.prefetch(ctx, s, acc.Langs, chunk); err != nil {
+			if err := bulk.beginChunk(ctx, s, acc.Langs, chunk); err != nil {
 				return err
 			}
 			for i, rec := range chunk {
@@ -387,10 +388,13 @@ func (s *Service) applyBatch(ctx context.Context, b *Batch) (BatchResult, error)
 					res.Skipped++
 				}
 			}
-			if err := bulk.flush(ctx); err != nil {
+			if err := bulk.endChunk(); err != nil {
 				return err
 			}
 			done += len(chunk)
+		}
+		if err := bulk.flush(ctx); err != nil {
+			return err
 		}
 		// The decoder also stops when ctx ends: that is no end of batch.
 		if err := ctx.Err(); err != nil {

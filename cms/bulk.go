@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"reflect"
+	"slices"
 	"time"
 )
 
@@ -13,54 +14,108 @@ const bulkChunk = 256
 // bulkTx is the store a batch's records are upserted through. upsertIn
 // asks it the questions of one record at a time, as for a single upsert;
 // it answers them from what it fetched for a whole chunk of records in a
-// few set queries (prefetch) and from the writes it keeps, and stores
-// those in one PutRecords (flush). So the business rules stay in upsertIn
-// while a chunk costs a handful of statements instead of about ten per
-// record. Its view is the store's plus its kept writes, which holds only
-// while every write of the batch's kind goes through it: anything else
-// flushes first.
+// few set queries and from the writes it keeps, and stores those in one
+// PutRecords. So the business rules stay in upsertIn while a chunk costs a
+// handful of statements instead of about ten per record.
+//
+// Two views overlay the store: cur, the chunk being upserted, and prev,
+// the chunk before it, whose writes go to the store on another goroutine
+// meanwhile (so storing one chunk overlaps the work of the next). The
+// store is asked only what neither view knows, and only once that write
+// has ended (settle): one transaction runs one statement at a time. This
+// holds while every write of the batch's kind goes through bulkTx and
+// every other use of the store settles first.
 type bulkTx struct {
 	Store   // the batch's transaction
+	doc     *Codec
 	account string
 	kind    Kind
-	// entries are the chunk's records by id as they stand now (nil: no
-	// record); a kept write replaces its entry.
+	cur     *view
+	prev    *view      // nil when none
+	writing chan error // the write of prev, nil when none runs
+}
+
+// view is what the batch knows beyond the store's committed rows.
+type view struct {
+	// entries are records by id as they stand now (nil: no record).
 	entries map[string]*Entry
-	// held are the aliases each entry held in the store when fetched.
+	// held are the aliases each entry holds in the store's rows, as of
+	// the view before (a write releases them).
 	held map[string]Langs[string]
 	// holders answers AliasHolder by language and alias ("": free).
 	holders map[aliasKey]string
 	// known answers ExistingIDs of other kinds.
 	known map[Kind]map[string]bool
-	// kept are the writes to flush, in order; keptAt indexes them by id.
+	// kept are the writes to store, in order; keptAt indexes them by id.
 	kept   []*Entry
 	keptAt map[string]int
 }
 
 type aliasKey struct{ lang, alias string }
 
-func newBulkTx(tx Store, account string, kind Kind) *bulkTx {
-	b := &bulkTx{Store: tx, account: account, kind: kind}
-	b.reset()
-	return b
+func newView() *view {
+	return &view{entries: map[string]*Entry{}, held: map[string]Langs[string]{},
+		holders: map[aliasKey]string{}, known: map[Kind]map[string]bool{}, keptAt: map[string]int{}}
 }
 
-func (b *bulkTx) reset() {
-	b.entries = map[string]*Entry{}
-	b.held = map[string]Langs[string]{}
-	b.holders = map[aliasKey]string{}
-	b.known = map[Kind]map[string]bool{}
-	b.kept = nil
-	b.keptAt = map[string]int{}
+func newBulkTx(tx Store, doc *Codec, account string, kind Kind) *bulkTx {
+	return &bulkTx{Store: tx, doc: doc, account: account, kind: kind, cur: newView()}
 }
 
-// prefetch reads, in a few queries, what upserting patches will ask: the
-// stored records of their ids, the ids their references name, and the
-// holders of the aliases they give or will be given.
+// beginChunk starts a chunk of patches: the previous chunk's view becomes
+// prev, what the chunk will ask is read in a few queries, and prev's
+// writes start on their own goroutine. Call endChunk after the chunk.
+func (b *bulkTx) beginChunk(ctx context.Context, s *Service, langs Languages, patches []Record) error {
+	if err := b.settle(); err != nil {
+		return err
+	}
+	b.prev, b.cur = b.cur, newView()
+	if err := b.prefetch(ctx, s, langs, patches); err != nil {
+		return err
+	}
+	if kept := b.prev.kept; len(kept) > 0 {
+		b.writing = make(chan error, 1)
+		go func() { b.writing <- b.Store.PutRecords(ctx, kept) }()
+	}
+	return nil
+}
+
+// endChunk waits for the previous chunk's writes and forgets its view:
+// the store holds it now.
+func (b *bulkTx) endChunk() error {
+	return b.settle()
+}
+
+// settle waits for a write in flight, then drops the view it wrote.
+func (b *bulkTx) settle() error {
+	var err error
+	if b.writing != nil {
+		err = <-b.writing
+		b.writing = nil
+	}
+	b.prev = nil
+	return err
+}
+
+// flush stores every kept write now and forgets both views.
+func (b *bulkTx) flush(ctx context.Context) error {
+	if err := b.settle(); err != nil {
+		return err
+	}
+	if err := b.Store.PutRecords(ctx, b.cur.kept); err != nil {
+		return err
+	}
+	b.cur = newView()
+	return nil
+}
+
+// prefetch reads what upserting patches will ask and the views do not
+// know: the stored records of their ids, the ids their references name,
+// and the holders of the aliases they give or will be given.
 func (b *bulkTx) prefetch(ctx context.Context, s *Service, langs Languages, patches []Record) error {
 	var ids []string
 	for _, p := range patches {
-		if _, ok := b.entries[p.RecordID()]; !ok {
+		if _, ok := b.entry(p.RecordID()); !ok && !slices.Contains(ids, p.RecordID()) {
 			ids = append(ids, p.RecordID())
 		}
 	}
@@ -70,11 +125,10 @@ func (b *bulkTx) prefetch(ctx context.Context, s *Service, langs Languages, patc
 			return err
 		}
 		for _, id := range ids {
-			b.entries[id] = nil
+			b.cur.entries[id] = nil
 		}
 		for _, e := range found {
-			b.entries[e.Record.RecordID()] = e
-			b.held[e.Record.RecordID()] = maps.Clone(*aliasesOf(e.Record))
+			b.remember(e)
 		}
 	}
 	var uses []refUse
@@ -84,7 +138,7 @@ func (b *bulkTx) prefetch(ctx context.Context, s *Service, langs Languages, patc
 	wanted := map[Kind][]string{}
 	for _, u := range uses {
 		for _, k := range refKinds(u.toKind) {
-			if _, ok := b.known[k][u.id]; !ok && (k != b.kind || !b.has(u.id)) {
+			if _, ok := b.exists(k, u.id); !ok {
 				wanted[k] = append(wanted[k], u.id)
 			}
 		}
@@ -104,7 +158,7 @@ func (b *bulkTx) prefetch(ctx context.Context, s *Service, langs Languages, patc
 				byLang[lang] = append(byLang[lang], alias)
 			}
 		}
-		if b.entries[p.RecordID()] != nil {
+		if e, _ := b.entry(p.RecordID()); e != nil {
 			continue
 		}
 		// A new record is given the alias of its title where it has none.
@@ -121,108 +175,198 @@ func (b *bulkTx) prefetch(ctx context.Context, s *Service, langs Languages, patc
 		}
 	}
 	for lang, aliases := range byLang {
+		aliases = slices.DeleteFunc(aliases, func(a string) bool { _, ok := b.holder(aliasKey{lang, a}); return ok })
+		if len(aliases) == 0 {
+			continue
+		}
 		held, err := b.Store.AliasHolders(ctx, b.account, b.kind, lang, aliases)
 		if err != nil {
 			return err
 		}
 		for _, alias := range aliases {
-			if _, ok := b.holders[aliasKey{lang, alias}]; !ok {
-				b.holders[aliasKey{lang, alias}] = held[alias]
-			}
+			b.cur.holders[aliasKey{lang, alias}] = held[alias]
 		}
 	}
 	return nil
 }
 
-// has tells whether the chunk knows id of the batch's kind as a record.
-func (b *bulkTx) has(id string) bool {
-	e, ok := b.entries[id]
-	return ok && e != nil
+// entry returns the record of id the views know, and whether they know.
+func (b *bulkTx) entry(id string) (*Entry, bool) {
+	if e, ok := b.cur.entries[id]; ok {
+		return e, true
+	}
+	if b.prev != nil {
+		e, ok := b.prev.entries[id]
+		return e, ok
+	}
+	return nil, false
+}
+
+// heldBy returns the aliases id holds in the store's rows as the views
+// see them.
+func (b *bulkTx) heldBy(id string) Langs[string] {
+	if h, ok := b.cur.held[id]; ok {
+		return h
+	}
+	if b.prev != nil {
+		return b.prev.held[id]
+	}
+	return nil
+}
+
+// holder returns who holds an alias as the views see it ("": nobody), and
+// whether they know.
+func (b *bulkTx) holder(key aliasKey) (string, bool) {
+	if h, ok := b.cur.holders[key]; ok {
+		return h, true
+	}
+	if b.prev != nil {
+		h, ok := b.prev.holders[key]
+		return h, ok
+	}
+	return "", false
+}
+
+// exists tells whether id of kind exists as the views see it, and
+// whether they know.
+func (b *bulkTx) exists(kind Kind, id string) (bool, bool) {
+	if kind == b.kind {
+		if e, ok := b.entry(id); ok {
+			return e != nil, true
+		}
+	}
+	for _, v := range []*view{b.cur, b.prev} {
+		if v != nil {
+			if found, ok := v.known[kind][id]; ok {
+				return found, true
+			}
+		}
+	}
+	return false, false
+}
+
+// remember puts a record read from the store into the current view.
+func (b *bulkTx) remember(e *Entry) {
+	id := e.Record.RecordID()
+	b.cur.entries[id] = e
+	b.cur.held[id] = maps.Clone(*aliasesOf(e.Record))
 }
 
 func (b *bulkTx) learn(kind Kind, ids []string, found map[string]bool) {
-	if b.known[kind] == nil {
-		b.known[kind] = map[string]bool{}
+	if b.cur.known[kind] == nil {
+		b.cur.known[kind] = map[string]bool{}
 	}
 	for _, id := range ids {
-		b.known[kind][id] = found[id]
+		b.cur.known[kind][id] = found[id]
 	}
-}
-
-// flush writes the kept records and forgets what the chunk knew: the
-// store holds it now.
-func (b *bulkTx) flush(ctx context.Context) error {
-	if err := b.Store.PutRecords(ctx, b.kept); err != nil {
-		return err
-	}
-	b.reset()
-	return nil
 }
 
 func (b *bulkTx) mine(account string, kind Kind) bool {
 	return account == b.account && kind == b.kind
 }
 
-// GetRecord answers from the chunk's records.
+// GetRecord answers from the views. A record of the previous chunk is
+// being written from: the caller, who may change it, gets a copy.
 func (b *bulkTx) GetRecord(ctx context.Context, account string, kind Kind, id string) (*Entry, error) {
 	if b.mine(account, kind) {
-		if e, ok := b.entries[id]; ok {
+		if e, ok := b.cur.entries[id]; ok {
 			if e == nil {
 				return nil, &Error{Code: CodeNotFound, Message: kind.Title() + " " + id + " not found"}
 			}
 			return e, nil
 		}
+		if e, ok := b.entry(id); ok {
+			if e == nil {
+				return nil, &Error{Code: CodeNotFound, Message: kind.Title() + " " + id + " not found"}
+			}
+			c, err := b.copyEntry(e)
+			if err != nil {
+				return nil, err
+			}
+			b.cur.entries[id] = c
+			b.cur.held[id] = maps.Clone(b.heldBy(id))
+			return c, nil
+		}
+	}
+	if err := b.settle(); err != nil {
+		return nil, err
 	}
 	e, err := b.Store.GetRecord(ctx, account, kind, id)
 	switch {
 	case !b.mine(account, kind):
 	case err == nil:
-		b.entries[id] = e
-		b.held[id] = maps.Clone(*aliasesOf(e.Record))
+		b.remember(e)
 	case ErrorCode(err) == CodeNotFound:
-		b.entries[id] = nil
+		b.cur.entries[id] = nil
 	}
 	return e, err
 }
 
-// PutRecord keeps e for the flush and updates the view.
+// copyEntry is a deep copy of e: its document through the storage codec,
+// its assignment lists beside.
+func (b *bulkTx) copyEntry(e *Entry) (*Entry, error) {
+	rec := NewRecord(e.Record.Kind())
+	if err := b.doc.Decode(b.doc.Marshal(e.Record), rec); err != nil {
+		return nil, &Error{Code: CodeInternal, Message: "copying a record", Err: err}
+	}
+	lists := assignedLists(e.Record)
+	for role, ids := range lists {
+		lists[role] = slices.Clone(ids)
+	}
+	setAssignedLists(rec, lists)
+	c := *e
+	c.Record = rec
+	return &c, nil
+}
+
+// PutRecord keeps e for the chunk's write and updates the view.
 func (b *bulkTx) PutRecord(ctx context.Context, e *Entry) error {
 	if !b.mine(e.Account, e.Record.Kind()) {
+		if err := b.settle(); err != nil {
+			return err
+		}
 		return b.Store.PutRecord(ctx, e)
 	}
 	id := e.Record.RecordID()
 	// The aliases id held are free now, whether or not the view knew them:
 	// the store would still name id.
-	for lang, alias := range b.held[id] {
-		if holder, ok := b.holders[aliasKey{lang, alias}]; !ok || holder == id {
-			b.holders[aliasKey{lang, alias}] = ""
+	for lang, alias := range b.heldBy(id) {
+		key := aliasKey{lang, alias}
+		if holder, ok := b.holder(key); !ok || holder == id {
+			b.cur.holders[key] = ""
 		}
 	}
 	for lang, alias := range *aliasesOf(e.Record) {
 		if alias != "" {
-			b.holders[aliasKey{lang, alias}] = id
+			b.cur.holders[aliasKey{lang, alias}] = id
 		}
 	}
-	b.entries[id] = e
-	if i, ok := b.keptAt[id]; ok {
-		b.kept[i] = e
+	b.cur.entries[id] = e
+	b.cur.held[id] = maps.Clone(*aliasesOf(e.Record))
+	if i, ok := b.cur.keptAt[id]; ok {
+		b.cur.kept[i] = e
 	} else {
-		b.keptAt[id] = len(b.kept)
-		b.kept = append(b.kept, e)
+		b.cur.keptAt[id] = len(b.cur.kept)
+		b.cur.kept = append(b.cur.kept, e)
 	}
-	b.held[id] = maps.Clone(*aliasesOf(e.Record))
 	return nil
 }
 
-// AliasHolder answers from the view, asking the store what it does not
+// AliasHolder answers from the views, asking the store what they do not
 // know.
 func (b *bulkTx) AliasHolder(ctx context.Context, account string, kind Kind, lang, alias string) (string, error) {
 	if !b.mine(account, kind) {
+		if err := b.settle(); err != nil {
+			return "", err
+		}
 		return b.Store.AliasHolder(ctx, account, kind, lang, alias)
 	}
 	key := aliasKey{lang, alias}
-	holder, ok := b.holders[key]
+	holder, ok := b.holder(key)
 	if !ok {
+		if err := b.settle(); err != nil {
+			return "", err
+		}
 		var err error
 		holder, err = b.Store.AliasHolder(ctx, account, kind, lang, alias)
 		switch {
@@ -231,7 +375,7 @@ func (b *bulkTx) AliasHolder(ctx context.Context, account string, kind Kind, lan
 		case err != nil:
 			return "", err
 		}
-		b.holders[key] = holder
+		b.cur.holders[key] = holder
 	}
 	if holder == "" {
 		return "", &Error{Code: CodeNotFound, Message: "urlAlias " + alias + " not found"}
@@ -239,23 +383,18 @@ func (b *bulkTx) AliasHolder(ctx context.Context, account string, kind Kind, lan
 	return holder, nil
 }
 
-// ExistingIDs answers from the view, asking the store what it does not
+// ExistingIDs answers from the views, asking the store what they do not
 // know.
 func (b *bulkTx) ExistingIDs(ctx context.Context, account string, kind Kind, ids []string) ([]string, error) {
 	if account != b.account {
+		if err := b.settle(); err != nil {
+			return nil, err
+		}
 		return b.Store.ExistingIDs(ctx, account, kind, ids)
 	}
 	var found, ask []string
 	for _, id := range ids {
-		if kind == b.kind {
-			if e, ok := b.entries[id]; ok {
-				if e != nil {
-					found = append(found, id)
-				}
-				continue
-			}
-		}
-		if exists, ok := b.known[kind][id]; ok {
+		if exists, ok := b.exists(kind, id); ok {
 			if exists {
 				found = append(found, id)
 			}
@@ -265,6 +404,9 @@ func (b *bulkTx) ExistingIDs(ctx context.Context, account string, kind Kind, ids
 	}
 	if len(ask) == 0 {
 		return found, nil
+	}
+	if err := b.settle(); err != nil {
+		return nil, err
 	}
 	got, err := b.Store.ExistingIDs(ctx, account, kind, ask)
 	if err != nil {
@@ -280,15 +422,35 @@ func (b *bulkTx) ExistingIDs(ctx context.Context, account string, kind Kind, ids
 	return append(found, got...), nil
 }
 
-// TouchRecord of the batch's kind would change a record the view may
-// hold: the view is written first and forgotten.
+// TouchRecord of the batch's kind would change a record the views may
+// hold: they are written first and forgotten.
 func (b *bulkTx) TouchRecord(ctx context.Context, account string, kind Kind, id string, at time.Time) error {
+	var err error
 	if b.mine(account, kind) {
-		if err := b.flush(ctx); err != nil {
-			return err
-		}
+		err = b.flush(ctx)
+	} else {
+		err = b.settle()
+	}
+	if err != nil {
+		return err
 	}
 	return b.Store.TouchRecord(ctx, account, kind, id, at)
+}
+
+// SetMapResources writes to the store: after the write in flight.
+func (b *bulkTx) SetMapResources(ctx context.Context, account, mapID string, role Role, resourceIDs []string) error {
+	if err := b.settle(); err != nil {
+		return err
+	}
+	return b.Store.SetMapResources(ctx, account, mapID, role, resourceIDs)
+}
+
+// SetResourceMaps writes to the store: after the write in flight.
+func (b *bulkTx) SetResourceMaps(ctx context.Context, account, resourceID string, role Role, mapIDs []string) error {
+	if err := b.settle(); err != nil {
+		return err
+	}
+	return b.Store.SetResourceMaps(ctx, account, resourceID, role, mapIDs)
 }
 
 // WithTx runs fn on the view: it is already in the transaction.
