@@ -61,9 +61,10 @@ func (s *Service) SubmitBatch(ctx context.Context, kind Kind, body []byte) (Batc
 	return BatchReceipt{ID: id, Count: count}, nil
 }
 
-// batchRecordProblems are the problems of one record of a batch.
+// batchRecordProblems are the problems of one record of a batch; the
+// record itself is not kept, so a large batch is checked in little memory.
 type batchRecordProblems struct {
-	rec      Record
+	id       string
 	idSet    bool
 	problems []fieldProblem
 }
@@ -111,7 +112,7 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 				earlier[rec.RecordID()] = true
 			}
 			if len(own) > 0 || len(u) > 0 {
-				records = append(records, batchRecordProblems{rec: rec, idSet: idSet, problems: own})
+				records = append(records, batchRecordProblems{id: rec.RecordID(), idSet: idSet, problems: own})
 				uses = append(uses, u)
 			}
 		}
@@ -139,7 +140,7 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 				probs = append(probs, fieldProblem{u.path, refKindText(u.toKind) + " " + u.id + " does not exist"})
 			}
 		}
-		if e, ok := problemError(r.rec, r.idSet, probs).(*Error); ok {
+		if e, ok := recordProblems(kind, r.id, r.idSet, probs).(*Error); ok {
 			all = append(all, e.Problems...)
 		}
 	}

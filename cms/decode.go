@@ -105,16 +105,20 @@ type fieldProblem struct{ path, text string }
 
 // problemError turns field problems into the CodeInvalid error, or nil.
 func problemError(rec Record, idSet bool, problems []fieldProblem) error {
+	return recordProblems(rec.Kind(), rec.RecordID(), idSet, problems)
+}
+
+// problemsOf is problemError for a record of kind and id.
+func recordProblems(kind Kind, id string, idSet bool, problems []fieldProblem) error {
 	if len(problems) == 0 {
 		return nil
 	}
-	id := rec.RecordID()
 	if !idSet {
 		id = "(no id)"
 	}
-	e := &Error{Code: CodeInvalid, Message: "invalid " + rec.Kind().Title(), Problems: make([]Problem, len(problems))}
+	e := &Error{Code: CodeInvalid, Message: "invalid " + kind.Title(), Problems: make([]Problem, len(problems))}
 	for i, p := range problems {
-		e.Problems[i] = Problem{Kind: rec.Kind(), ID: id, Field: p.path, Text: p.text}
+		e.Problems[i] = Problem{Kind: kind, ID: id, Field: p.path, Text: p.text}
 	}
 	return e
 }

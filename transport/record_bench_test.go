@@ -14,6 +14,12 @@ import (
 // and the admin's token.
 func benchEnv(b *testing.B) (*env, string, []byte) {
 	e := newEnv(b, envOptions{})
+	return e, e.token("admin"), storeExample(b, e)
+}
+
+// storeExample stores the full example Resource in e, with the records it
+// names, and returns its body.
+func storeExample(b *testing.B, e *env) []byte {
 	langs, _ := cms.NewLanguages("en", "en", "it", "de")
 	codec, _ := cms.NewCodec(langs)
 	body := codec.AppendPatch(nil, cms.Example(cms.KindResource, langs))
@@ -25,7 +31,7 @@ func benchEnv(b *testing.B) (*env, string, []byte) {
 	if w := e.send("admin", "POST", "/api/bw/v2/resource", string(body), nil); w.Code != 201 {
 		b.Fatalf("create: %d %s", w.Code, w.Body)
 	}
-	return e, e.token("admin"), body
+	return body
 }
 
 func serve(b *testing.B, h http.Handler, r *http.Request, want int) {

@@ -1,7 +1,9 @@
 package bunstore
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"time"
 
 	"github.com/bwcms/cms/cms"
@@ -69,15 +71,33 @@ func (s *Store) ClaimBatch(ctx context.Context, owner string, now, leaseUntil ti
 		return nil, notFound("waiting batch")
 	}
 	b := rows[0].batch()
-	var payloads [][]byte
-	if err := s.scan(ctx, s.write, &payloads, "SELECT payload FROM batch_payloads WHERE id = ?", b.ID); err != nil {
+	payload, err := s.payload(ctx, b.ID)
+	if err != nil {
+		return nil, err
+	}
+	b.Payload = payload
+	return b, nil
+}
+
+// payload reads a batch's payload with one copy out of the driver (a
+// scan into []byte would make two: megabytes each).
+func (s *Store) payload(ctx context.Context, id string) ([]byte, error) {
+	rows, err := s.write.QueryContext(ctx, s.text("SELECT payload FROM batch_payloads WHERE id = ?"), id)
+	if err != nil {
 		return nil, s.fail(err)
 	}
-	if len(payloads) == 0 {
-		return nil, &cms.Error{Code: cms.CodeInternal, Message: "batch " + b.ID + " has no payload"}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, s.fail(err)
+		}
+		return nil, &cms.Error{Code: cms.CodeInternal, Message: "batch " + id + " has no payload"}
 	}
-	b.Payload = payloads[0]
-	return b, nil
+	var raw sql.RawBytes
+	if err := rows.Scan(&raw); err != nil {
+		return nil, s.fail(err)
+	}
+	return bytes.Clone(raw), s.fail(rows.Close())
 }
 
 // HeartbeatBatch implements cms.Store.
