@@ -252,3 +252,38 @@ func TestBatchInstances(t *testing.T) {
 		t.Errorf("%d records, want 50", len(list))
 	}
 }
+
+// TestBatchTouchesAssignedMaps: a batch assigning many Resources to a Map
+// gives the Map the batch's instant as timeLastUpdate, as single upserts
+// would, though it is stored once.
+func TestBatchTouchesAssignedMaps(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		for _, id := range []string{"map1", "map2"} {
+			if w := e.send("admin", "POST", "/api/bw/v2/map", `{"id":"`+id+`","published":true}`, nil); w.Code != 201 {
+				t.Fatalf("map %s: %d %s", id, w.Code, w.Body)
+			}
+		}
+		var recs []string
+		for i := range 300 {
+			recs = append(recs, fmt.Sprintf(`{"id":"tr%03d","mapIds":["map1"],"published":true}`, i))
+		}
+		id := submit(t, e, "resource", "["+strings.Join(recs, ",")+"]")
+		e.clock.Advance(5 * time.Minute)
+		process(t, e)
+		if got := statusOf(t, e, "resource", id); !strings.Contains(got, `"status":"done"`) {
+			t.Fatalf("status: %s", got)
+		}
+		for mapID, want := range map[string]string{"map1": e.svc.Timestamp(e.clock.Now()), "map2": "2026-11-22 11:00:00"} {
+			w := e.send("admin", "GET", "/api/bw/v2/map/"+mapID, "", nil)
+			if got := field(t, w, "timeLastUpdate"); got != want {
+				t.Errorf("%s timeLastUpdate %v, want %s", mapID, got, want)
+			}
+			if mapID == "map1" {
+				if ids, _ := field(t, w, "resourceIds").([]any); len(ids) != 300 || ids[0] != "tr000" || ids[299] != "tr299" {
+					t.Errorf("map1 resourceIds: %d, want tr000..tr299 in order", len(ids))
+				}
+			}
+		}
+	})
+}
