@@ -60,6 +60,10 @@ type view struct {
 	// kept are the writes to store, in order; keptAt indexes them by id.
 	kept   []*Entry
 	keptAt map[string]int
+	// assigned are the assignment writes of the view's records, in order,
+	// stored after them. A batch of one kind reads no assignment list but
+	// its own records' (which the view holds), so they can wait.
+	assigned []func(Store) error
 }
 
 type aliasKey struct{ lang, alias string }
@@ -84,9 +88,22 @@ func (b *bulkTx) beginChunk(ctx context.Context, s *Service, langs Languages, pa
 	if err := b.prefetch(ctx, s, langs, patches); err != nil {
 		return err
 	}
-	if kept := b.prev.kept; len(kept) > 0 {
+	if prev := b.prev; len(prev.kept) > 0 || len(prev.assigned) > 0 {
 		b.writing = make(chan error, 1)
-		go func() { b.writing <- b.Store.PutRecords(ctx, kept) }()
+		go func() { b.writing <- b.store(ctx, prev) }()
+	}
+	return nil
+}
+
+// store writes a view's records, then its assignments.
+func (b *bulkTx) store(ctx context.Context, v *view) error {
+	if err := b.Store.PutRecords(ctx, v.kept); err != nil {
+		return err
+	}
+	for _, assign := range v.assigned {
+		if err := assign(b.Store); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -113,7 +130,7 @@ func (b *bulkTx) flush(ctx context.Context) error {
 	if err := b.settle(); err != nil {
 		return err
 	}
-	if err := b.Store.PutRecords(ctx, b.cur.kept); err != nil {
+	if err := b.store(ctx, b.cur); err != nil {
 		return err
 	}
 	b.cur = newView()
@@ -474,20 +491,27 @@ func (b *bulkTx) TouchRecord(ctx context.Context, account string, kind Kind, id 
 	return b.Store.TouchRecord(ctx, account, kind, id, at)
 }
 
-// SetMapResources writes to the store: after the write in flight.
+// SetMapResources is kept for the view's write.
 func (b *bulkTx) SetMapResources(ctx context.Context, account, mapID string, role Role, resourceIDs []string) error {
-	if err := b.settle(); err != nil {
-		return err
-	}
-	return b.Store.SetMapResources(ctx, account, mapID, role, resourceIDs)
+	resourceIDs = slices.Clone(resourceIDs)
+	return b.assign(account, func(st Store) error { return st.SetMapResources(ctx, account, mapID, role, resourceIDs) })
 }
 
-// SetResourceMaps writes to the store: after the write in flight.
+// SetResourceMaps is kept for the view's write.
 func (b *bulkTx) SetResourceMaps(ctx context.Context, account, resourceID string, role Role, mapIDs []string) error {
-	if err := b.settle(); err != nil {
-		return err
+	mapIDs = slices.Clone(mapIDs)
+	return b.assign(account, func(st Store) error { return st.SetResourceMaps(ctx, account, resourceID, role, mapIDs) })
+}
+
+func (b *bulkTx) assign(account string, write func(Store) error) error {
+	if account != b.account {
+		if err := b.settle(); err != nil {
+			return err
+		}
+		return write(b.Store)
 	}
-	return b.Store.SetResourceMaps(ctx, account, resourceID, role, mapIDs)
+	b.cur.assigned = append(b.cur.assigned, write)
+	return nil
 }
 
 // WithTx runs fn on the view: it is already in the transaction.
