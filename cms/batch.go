@@ -440,7 +440,7 @@ func (s *Service) decodeChunks(ctx context.Context, codec *Codec, kind Kind, pay
 			records := make([]Record, 0, bulkChunk)
 			for len(records) < bulkChunk && dec.PeekKind() != ']' {
 				rec := NewRecord(kind)
-				if err := codec.DecodeFrom(dec, rec); err != nil {
+				if err := codec.decodeValidated(dec, rec); err != nil {
 					send(batchChunk{err: err})
 					return
 				}
