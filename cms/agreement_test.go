@@ -227,19 +227,13 @@ func commonFixtures(s *fixtureSet) {
 	s.bad("deleteElementIrreversibly null", field("deleteElementIrreversibly", `null`))
 }
 
-// emailFixtures: contactEmail follows one documented grammar, a practical
-// subset of RFC 5321 (see emailPattern): what HTML's <input type=email>
-// takes, with SMTP's lengths, no quoted local part, no IP literal, ASCII
-// only. Each address it takes is a bare address net/mail reads (DECISIONS
-// §5), so the schema carries the pattern, its limits and format "email".
+// emailFixtures: contactEmail is "a bare address that net/mail accepts"
+// (DECISIONS §5); the schema says format email. The two grammars differ.
 func emailFixtures(s *fixtureSet) {
 	s.ok("contactEmail", field("contactEmail", `"a@example.com"`))
 	s.ok("contactEmail plus", field("contactEmail", `"first.last+tag@sub.example.org"`))
-	s.ok("contactEmail every atext character", field("contactEmail", "\"!#$%&'*+-/=?^_`{|}~.A-Z@example.org\""))
-	s.ok("contactEmail upper case", field("contactEmail", `"Info@Example.ORG"`))
-	s.ok("contactEmail hyphen inside a label", field("contactEmail", `"a@my-site.example"`))
-	s.ok("contactEmail digits", field("contactEmail", `"1@2.3.example"`))
-	s.ok("contactEmail IDN domain in xn-- form", field("contactEmail", `"a@xn--exmple-cua.com"`))
+	s.ok("contactEmail dotless domain", field("contactEmail", `"a@localhost"`))
+	s.ok("contactEmail IPv4 literal", field("contactEmail", `"a@[127.0.0.1]"`))
 	s.ok("contactEmail null", field("contactEmail", `null`))
 	s.bad("contactEmail with name", field("contactEmail", `"Name <a@example.com>"`))
 	s.bad("contactEmail angle brackets", field("contactEmail", `"<a@example.com>"`))
@@ -247,46 +241,35 @@ func emailFixtures(s *fixtureSet) {
 	s.bad("contactEmail two ats", field("contactEmail", `"a@b@example.com"`))
 	s.bad("contactEmail space", field("contactEmail", `"a b@example.com"`))
 	s.bad("contactEmail leading space", field("contactEmail", `" a@example.com"`))
-	s.bad("contactEmail trailing newline", field("contactEmail", `"a@example.com\n"`))
 	s.bad("contactEmail comment", field("contactEmail", `"a@example.com (c)"`))
 	s.bad("contactEmail double dot", field("contactEmail", `"a..b@example.com"`))
 	s.bad("contactEmail leading dot", field("contactEmail", `".a@example.com"`))
-	s.bad("contactEmail dot before at", field("contactEmail", `"a.@example.com"`))
-	s.bad("contactEmail empty local part", field("contactEmail", `"@example.com"`))
 	s.bad("contactEmail empty", field("contactEmail", `""`))
 	s.bad("contactEmail number", field("contactEmail", `5`))
+	// net/mail's grammar, not format "email"'s (DECISIONS §5).
+	s.ok("contactEmail underscore in domain", field("contactEmail", `"a@exa_mple.com"`))
+	s.ok("contactEmail domain label starts with -", field("contactEmail", `"a@-x.com"`))
+	s.ok("contactEmail non-ASCII local part", field("contactEmail", `"ü@example.com"`))
+	s.ok("contactEmail non-ASCII domain", field("contactEmail", `"a@exämple.com"`))
+	s.ok("contactEmail local part 65", field("contactEmail", str(rep("a", 65)+"@example.com")))
+	s.ok("contactEmail domain label 64", field("contactEmail", str("a@"+rep("b", 64)+".com")))
+	s.ok("contactEmail 255 characters", field("contactEmail", str(rep("a", 60)+"@"+rep("b", 60)+"."+rep("c", 60)+"."+rep("d", 60)+"."+rep("e", 11))))
+	s.bad("contactEmail trailing dot", field("contactEmail", `"a@example.com."`))
+	s.bad("contactEmail IPv6 literal", field("contactEmail", `"a@[IPv6:::1]"`))
+	s.ok("contactEmail quoted local part", field("contactEmail", `"\"john\"@example.com"`))
+	s.ok("contactEmail quoted local part with space", field("contactEmail", `"\"john doe\"@example.com"`))
+	s.ok("contactEmail quoted pair", field("contactEmail", `"\"a\\\"b\"@example.com"`))
+	s.bad("contactEmail empty quotes", field("contactEmail", `"\"\"@example.com"`))
+	s.bad("contactEmail IPv4 octet 256", field("contactEmail", `"a@[256.0.0.1]"`))
+	s.bad("contactEmail IPv6 literal without tag", field("contactEmail", `"a@[::1]"`))
 	s.bad("contactEmail space after at", field("contactEmail", `"a@ example.com"`))
 	s.bad("contactEmail tab", field("contactEmail", `"a\t@example.com"`))
-	// The domain: a public name, in ASCII.
-	s.bad("contactEmail dotless domain", field("contactEmail", `"a@localhost"`))
-	s.bad("contactEmail trailing dot", field("contactEmail", `"a@example.com."`))
+	s.bad("contactEmail trailing newline", field("contactEmail", `"a@example.com\n"`))
+	s.bad("contactEmail dot before at", field("contactEmail", `"a.@example.com"`))
+	s.bad("contactEmail empty local part", field("contactEmail", `"@example.com"`))
 	s.bad("contactEmail empty label", field("contactEmail", `"a@example..com"`))
-	s.bad("contactEmail underscore in domain", field("contactEmail", `"a@exa_mple.com"`))
-	s.bad("contactEmail domain label starts with -", field("contactEmail", `"a@-x.com"`))
-	s.bad("contactEmail domain label ends with -", field("contactEmail", `"a@x-.com"`))
-	s.bad("contactEmail non-ASCII domain", field("contactEmail", `"a@exämple.com"`))
-	s.bad("contactEmail non-ASCII local part", field("contactEmail", `"ü@example.com"`))
-	s.bad("contactEmail IPv4 literal", field("contactEmail", `"a@[127.0.0.1]"`))
-	s.bad("contactEmail IPv4 octet 256", field("contactEmail", `"a@[256.0.0.1]"`))
-	s.bad("contactEmail IPv6 literal", field("contactEmail", `"a@[IPv6:::1]"`))
-	s.bad("contactEmail IPv6 literal without tag", field("contactEmail", `"a@[::1]"`))
-	// No quoted local part: rare, refused by HTML forms, and it needs
-	// escaping wherever the address is written.
-	s.bad("contactEmail quoted local part", field("contactEmail", `"\"john\"@example.com"`))
-	s.bad("contactEmail quoted local part with space", field("contactEmail", `"\"john doe\"@example.com"`))
-	s.bad("contactEmail quoted pair", field("contactEmail", `"\"a\\\"b\"@example.com"`))
-	s.bad("contactEmail empty quotes", field("contactEmail", `"\"\"@example.com"`))
-	// Lengths (RFC 5321): local part 64, domain label 63, address 254.
-	s.ok("contactEmail local part 64", field("contactEmail", str(rep("a", 64)+"@example.com")))
-	s.bad("contactEmail local part 65", field("contactEmail", str(rep("a", 65)+"@example.com")))
-	s.ok("contactEmail local part 64 with dots", field("contactEmail", str(rep("a.", 31)+"ab@example.com")))
-	s.bad("contactEmail local part 65 with dots", field("contactEmail", str(rep("a.", 32)+"a@example.com")))
-	s.ok("contactEmail domain label 63", field("contactEmail", str("a@"+rep("b", 63)+".com")))
-	s.bad("contactEmail domain label 64", field("contactEmail", str("a@"+rep("b", 64)+".com")))
-	s.bad("contactEmail top-level label 64", field("contactEmail", str("a@b."+rep("c", 64))))
-	s.ok("contactEmail 254 characters", field("contactEmail", str(rep("a", 60)+"@"+rep("b", 60)+"."+rep("c", 60)+"."+rep("d", 60)+"."+rep("e", 10))))
-	s.bad("contactEmail 255 characters", field("contactEmail", str(rep("a", 60)+"@"+rep("b", 60)+"."+rep("c", 60)+"."+rep("d", 60)+"."+rep("e", 11))))
-	s.bad("contactEmail 256 characters", field("contactEmail", str(rep("a", 64)+"@"+rep("b", 63)+"."+rep("c", 63)+"."+rep("d", 63))))
+	s.ok("contactEmail every atext character", field("contactEmail", "\"!#$%&'*+-/=?^_`{|}~.A-Z@example.org\""))
+	s.ok("contactEmail single-label domain", field("contactEmail", `"a@b"`))
 }
 
 func resourceFixtures(s *fixtureSet) {

@@ -1,6 +1,7 @@
 package cms
 
 import (
+	"net/mail"
 	"net/url"
 	"regexp"
 	"strings"
@@ -53,29 +54,22 @@ const (
 // characters, so RE2 and ECMA-262 read it alike).
 const aliasExcluded = `\x00-\x20\x7F-` + "\u009F\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF"
 
-// The e-mail grammar (contactEmail) is a practical subset of RFC 5321's
-// mailbox, the one of HTML's <input type=email> and of common "email"
-// format checks, with SMTP's lengths: a dot-atom local part of ASCII atext
-// (no quoted string), "@", and a domain name of at least two LDH labels
-// (letters, digits and "-" inside, 1 to 63 characters each; an IDN domain
-// in its xn-- form). No IP literal, no comment, no display name. Local part
-// at most 64 characters, whole address at most 254: a regular expression
-// cannot bound the length of parts it also shapes, so the lengths are
-// patterns of their own (emailLimits). Every address it takes is a bare
-// address net/mail reads unchanged (DECISIONS §5) and valid to the JSON
-// Schema format "email".
+// emailPattern is the bare address net/mail reads (DECISIONS §5): a
+// dot-atom or a quoted string, "@", a dot-atom or an IPv4 literal; no
+// display name, comment or space outside quotes. Atoms are printable ASCII
+// but the specials, or any non-ASCII character, as in net/mail, which sets
+// no length either (the field's 255 characters bound it). IPv6 literals are
+// left out: net/mail takes [::1] but not the [IPv6:::1] of RFC 5321, and no
+// contact address needs either. The pattern is what the schema says;
+// isEmail asks net/mail itself.
 const (
-	emailAtext   = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
-	emailLabel   = `[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?`
-	emailPattern = `^` + emailAtext + `+(\.` + emailAtext + `+)*@` + emailLabel + `(\.` + emailLabel + `)+$`
+	emailAtext   = `[^\x00-\x20\x7F()<>\[\]:;@\\,."]`
+	emailAtom    = emailAtext + `+(\.` + emailAtext + `+)*`
+	emailQuoted  = `"([^"\\\x00-\x08\x0A-\x1F\x7F]|\\[^\x00-\x08\x0A-\x1F\x7F])+"`
+	ipv4Octet    = `(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])`
+	emailIPv4    = `\[` + ipv4Octet + `(\.` + ipv4Octet + `){3}\]`
+	emailPattern = `^(` + emailAtom + `|` + emailQuoted + `)@(` + emailAtom + `|` + emailIPv4 + `)$`
 )
-
-// emailLimits are the lengths of the e-mail grammar: local part, whole
-// address (printable ASCII, as the pattern has it).
-var emailLimits = []*regexp.Regexp{
-	regexp.MustCompile(`^[\x21-\x3F\x41-\x7E]{1,64}@`),
-	regexp.MustCompile(`^[\x21-\x7E]{1,254}$`),
-}
 
 func fileRule(name, ext string, exts []string, text string) *rule {
 	return &rule{
@@ -97,7 +91,7 @@ var rules = map[string]*rule{
 	"image":     fileRule("image", fileExtImage, []string{"jpg", "jpeg", "png", "webp"}, "must be an http or https URL of a .jpg, .jpeg, .png or .webp file"),
 	"layer":     fileRule("layer", fileExtLayer, []string{"kml", "kmz"}, "must be an http or https URL of a .kml or .kmz file"),
 	"trackfile": fileRule("trackfile", fileExtTrack, []string{"gpx", "kml"}, "must be an http or https URL of a .gpx or .kml file"),
-	"email": {name: "email", pattern: regexp.MustCompile(emailPattern), limits: emailLimits, format: "email",
+	"email": {name: "email", pattern: regexp.MustCompile(emailPattern), check: isEmail,
 		text: "must be an e-mail address", minLen: -1, maxLen: -1},
 	"alias": {name: "alias", pattern: regexp.MustCompile(`^/[^/` + aliasExcluded + `][^` + aliasExcluded + `]*$`), match: matchAlias,
 		text: "must start with / (not //) and contain no spaces or control characters", minLen: -1, maxLen: -1},
@@ -146,6 +140,13 @@ func isHTTPURL(s string) bool {
 	// A zone (%) names an interface of the client, never a server.
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Hostname() != "" &&
 		!strings.Contains(u.Host, "%")
+}
+
+// isEmail backs the pattern with net/mail itself: every address the
+// pattern takes, net/mail reads as a bare address.
+func isEmail(s string) bool {
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Name == ""
 }
 
 func isDate(s string) bool {

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // portablePattern returns why pattern may read differently in RE2 (Go,
@@ -112,9 +111,6 @@ func TestSchemaPatternsPortable(t *testing.T) {
 		if r.pattern != nil {
 			seen[r.pattern.String()] = "rule " + name
 		}
-		for _, re := range r.limits {
-			seen[re.String()] = "rule " + name + " (limit)"
-		}
 	}
 	seen[noNULPattern.String()] = "noNULPattern"
 	seen[singleRefPattern.String()] = "singleRefPattern"
@@ -144,27 +140,14 @@ func TestSchemaPatternsPortable(t *testing.T) {
 	}
 }
 
-// emailRuleAccepts is the Go side's verdict on one address.
-func emailRuleAccepts(s string) bool {
-	r := rules["email"]
-	return r.pattern.MatchString(s) && matchLimits(r, s)
-}
-
-// TestEmailRule: every address the e-mail rule takes is a bare address
-// net/mail reads unchanged (DECISIONS §5) and valid to format "email" as
-// the schema validator asserts it, so the pattern narrows both. Candidates
-// are built from the characters where the grammars differ.
+// TestEmailRule: the e-mail rule is net/mail's bare address (DECISIONS
+// §5). Every address the rule takes, net/mail reads with no display name;
+// every candidate net/mail reads as itself, without the characters that
+// only comments, display names and spaces use, the rule takes, IPv6
+// literals aside (left out on purpose). Candidates are built from the
+// characters where the grammars could part.
 func TestEmailRule(t *testing.T) {
 	t.Parallel()
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	if err := c.AddResource("https://schemas.bwcms.test/email.json", map[string]any{"format": "email"}); err != nil {
-		t.Fatal(err)
-	}
-	format, err := c.Compile("https://schemas.bwcms.test/email.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	r := rand.New(rand.NewPCG(3, 4))
 	part := func(alphabet string, max int) string {
 		chars := []rune(alphabet)
@@ -174,32 +157,29 @@ func TestEmailRule(t *testing.T) {
 		}
 		return b.String()
 	}
+	rule := rules["email"]
 	accepted := 0
 	for range 50000 {
 		local := part("aaaaZ09.!#$%&'*+-/=?^_`{|}~", 8)
 		if r.IntN(4) == 0 {
-			local = part("aaaa.\"\\ ()<>[]:;@,é", 6)
+			local = part("aaaa.\"\\ ()<>[]:;@,é\t", 6)
 		}
-		domain := part("aaaab0-", 6) + "." + part("aaaab0-.", 6)
+		domain := part("aaaab0-", 6) + "." + part("aaaab0-._", 6)
 		if r.IntN(4) == 0 {
-			domain = part("aaaab0-._[]:é", 8)
-		}
-		if r.IntN(10) == 0 {
-			local = part("ab.", 70)
-		}
-		if r.IntN(10) == 0 {
-			domain = part("b", 70) + "." + part("cd", 190)
+			domain = part("aaaab0-._[]:é19", 8)
 		}
 		s := local + "@" + domain
-		if !emailRuleAccepts(s) {
+		takes := rule.pattern.MatchString(s) && rule.check(s)
+		a, err := mail.ParseAddress(s)
+		if takes {
+			accepted++
+			if err != nil || a.Name != "" {
+				t.Errorf("%q: the rule takes it, net/mail reads %v, %v", s, a, err)
+			}
 			continue
 		}
-		accepted++
-		if a, err := mail.ParseAddress(s); err != nil || a.Name != "" || a.Address != s {
-			t.Errorf("%q: the rule takes it, net/mail reads %v, %v", s, a, err)
-		}
-		if err := format.Validate(s); err != nil {
-			t.Errorf("%q: the rule takes it, format email does not: %v", s, err)
+		if err == nil && a.Name == "" && !strings.ContainsAny(s, "()<> \t") && !strings.Contains(s, "@[") {
+			t.Errorf("%q: net/mail reads it as a bare address %q, the rule refuses it", s, a.Address)
 		}
 	}
 	if accepted < 1000 {

@@ -118,9 +118,6 @@ func completeProperty(p *jsonschema.Schema, f *fieldSpec, oc *objectCodec, langs
 	}
 	if r := f.rule; r != nil {
 		target.Format = r.format
-		for _, re := range r.limits {
-			target.AllOf = append(target.AllOf, &jsonschema.Schema{Pattern: re.String()})
-		}
 		if target.MinLength == nil && f.minLen > 0 {
 			target.MinLength = ptr(uint64(f.minLen))
 		}

@@ -147,23 +147,13 @@ func (w walker) text(f *fieldSpec, path, s string) {
 	if f.rule == nil {
 		return
 	}
-	if !f.matches(s) || !matchLimits(f.rule, s) || (f.rule.check != nil && !f.rule.check(s)) {
+	if !f.matches(s) || (f.rule.check != nil && !f.rule.check(s)) {
 		w.add(path, f.rule.text)
 		return
 	}
 	if f.rule.name == "id" && IsReservedID(s) {
 		w.add(path, "must not be a path keyword")
 	}
-}
-
-// matchLimits reports whether s matches every limit pattern of r.
-func matchLimits(r *rule, s string) bool {
-	for _, re := range r.limits {
-		if !re.MatchString(s) {
-			return false
-		}
-	}
-	return true
 }
 
 func (w walker) texts(f *fieldSpec, path string, list []string) {
