@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
 )
 
 // portablePattern returns why pattern may read differently in RE2 (Go,
