@@ -92,6 +92,23 @@ func BenchmarkBatchFull10000(b *testing.B) {
 
 var batchSize = 10000
 
+// BenchmarkBatchSizes measures full-Resource batches of several sizes on
+// SQLite: how peak memory grows with the batch.
+func BenchmarkBatchSizes(b *testing.B) {
+	for _, n := range []int{1000, 2500, 5000, 10000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			var body string
+			benchBatchOf(b, openSQLite, n, "", func(e *env) string {
+				example := storeExample(b, e)
+				if body == "" {
+					body = fullBatchBody(b, example, n)
+				}
+				return body
+			})
+		})
+	}
+}
+
 // fullBatchBody is a batch of n copies of a full Resource, each with its
 // own id and aliases.
 func fullBatchBody(b *testing.B, example []byte, n int) string {
@@ -124,6 +141,11 @@ func fullBatchBody(b *testing.B, example []byte, n int) string {
 // benchBatch times submitting and applying a batch in a new env each
 // round; prepare, when set, readies the env and returns the body.
 func benchBatch(b *testing.B, open func(testing.TB) cms.Store, body string, prepare func(*env) string) {
+	benchBatchOf(b, open, batchSize, body, prepare)
+}
+
+// benchBatchOf is benchBatch for a batch of n records.
+func benchBatchOf(b *testing.B, open func(testing.TB) cms.Store, n int, body string, prepare func(*env) string) {
 	var peak uint64
 	for b.Loop() {
 		b.StopTimer()
@@ -146,7 +168,7 @@ func benchBatch(b *testing.B, open func(testing.TB) cms.Store, body string, prep
 		})
 		peak = max(peak, p)
 	}
-	b.ReportMetric(float64(batchSize)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 	b.ReportMetric(float64(len(body))/(1<<20), "body-MB")
 }
