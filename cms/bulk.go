@@ -39,6 +39,9 @@ type bulkTx struct {
 	// flushed: a Map given 10,000 new Resources is touched once, not
 	// 10,000 times (on PostgreSQL each touch left a row version behind).
 	touched map[touchKey]time.Time
+	// assignedOwners are the batch's records that have, or may have,
+	// assignments in the store: the others' lists are appended in sets.
+	assignedOwners map[string]bool
 }
 
 type touchKey struct {
@@ -63,7 +66,15 @@ type view struct {
 	// assigned are the assignment writes of the view's records, in order,
 	// stored after them. A batch of one kind reads no assignment list but
 	// its own records' (which the view holds), so they can wait.
-	assigned []func(Store) error
+	assigned []assignment
+}
+
+// assignment is one assignment write: the list of a record that had none
+// (stored with the others next to it in one AppendAssignments), or any
+// other.
+type assignment struct {
+	fresh *AssignmentList
+	write func(Store) error
 }
 
 type aliasKey struct{ lang, alias string }
@@ -74,7 +85,8 @@ func newView() *view {
 }
 
 func newBulkTx(tx Store, doc *Codec, account string, kind Kind) *bulkTx {
-	return &bulkTx{Store: tx, doc: doc, account: account, kind: kind, cur: newView(), touched: map[touchKey]time.Time{}}
+	return &bulkTx{Store: tx, doc: doc, account: account, kind: kind, cur: newView(),
+		touched: map[touchKey]time.Time{}, assignedOwners: map[string]bool{}}
 }
 
 // beginChunk starts a chunk of patches: the previous chunk's view becomes
@@ -95,17 +107,31 @@ func (b *bulkTx) beginChunk(ctx context.Context, s *Service, langs Languages, pa
 	return nil
 }
 
-// store writes a view's records, then its assignments.
+// store writes a view's records, then its assignments in order: the lists
+// of records that had none in sets, the others one by one.
 func (b *bulkTx) store(ctx context.Context, v *view) error {
 	if err := b.Store.PutRecords(ctx, v.kept); err != nil {
 		return err
 	}
-	for _, assign := range v.assigned {
-		if err := assign(b.Store); err != nil {
+	var fresh []AssignmentList
+	appendFresh := func() error {
+		err := b.Store.AppendAssignments(ctx, b.account, b.kind, fresh)
+		fresh = fresh[:0]
+		return err
+	}
+	for _, a := range v.assigned {
+		if a.fresh != nil {
+			fresh = append(fresh, *a.fresh)
+			continue
+		}
+		if err := appendFresh(); err != nil {
+			return err
+		}
+		if err := a.write(b.Store); err != nil {
 			return err
 		}
 	}
-	return nil
+	return appendFresh()
 }
 
 // endChunk waits for the previous chunk's writes and forgets its view:
@@ -292,6 +318,17 @@ func (b *bulkTx) remember(e *Entry) {
 	id := e.Record.RecordID()
 	b.cur.entries[id] = e
 	b.cur.held[id] = maps.Clone(*aliasesOf(e.Record))
+	b.noteAssignments(e.Record)
+}
+
+// noteAssignments marks a record of the batch that has assignments (as
+// read, or as just written).
+func (b *bulkTx) noteAssignments(rec Record) {
+	for _, ids := range assignedLists(rec) {
+		if len(ids) > 0 {
+			b.assignedOwners[rec.RecordID()] = true
+		}
+	}
 }
 
 func (b *bulkTx) learn(kind Kind, ids []string, found map[string]bool) {
@@ -390,6 +427,7 @@ func (b *bulkTx) PutRecord(ctx context.Context, e *Entry) error {
 	}
 	b.cur.entries[id] = e
 	b.cur.held[id] = maps.Clone(*aliasesOf(e.Record))
+	b.noteAssignments(e.Record)
 	if i, ok := b.cur.keptAt[id]; ok {
 		b.cur.kept[i] = e
 	} else {
@@ -494,23 +532,33 @@ func (b *bulkTx) TouchRecord(ctx context.Context, account string, kind Kind, id 
 // SetMapResources is kept for the view's write.
 func (b *bulkTx) SetMapResources(ctx context.Context, account, mapID string, role Role, resourceIDs []string) error {
 	resourceIDs = slices.Clone(resourceIDs)
-	return b.assign(account, func(st Store) error { return st.SetMapResources(ctx, account, mapID, role, resourceIDs) })
+	return b.assign(account, KindMap, AssignmentList{Owner: mapID, Role: role, IDs: resourceIDs},
+		func(st Store) error { return st.SetMapResources(ctx, account, mapID, role, resourceIDs) })
 }
 
 // SetResourceMaps is kept for the view's write.
 func (b *bulkTx) SetResourceMaps(ctx context.Context, account, resourceID string, role Role, mapIDs []string) error {
 	mapIDs = slices.Clone(mapIDs)
-	return b.assign(account, func(st Store) error { return st.SetResourceMaps(ctx, account, resourceID, role, mapIDs) })
+	return b.assign(account, KindResource, AssignmentList{Owner: resourceID, Role: role, IDs: mapIDs},
+		func(st Store) error { return st.SetResourceMaps(ctx, account, resourceID, role, mapIDs) })
 }
 
-func (b *bulkTx) assign(account string, write func(Store) error) error {
+// assign keeps an assignment write of a record of owners. A record that
+// has no assignment in the store gets its lists appended in a set: the
+// one or two lists (one a role, apart) of its upsert, which PutRecord
+// follows.
+func (b *bulkTx) assign(account string, owners Kind, list AssignmentList, write func(Store) error) error {
 	if account != b.account {
 		if err := b.settle(); err != nil {
 			return err
 		}
 		return write(b.Store)
 	}
-	b.cur.assigned = append(b.cur.assigned, write)
+	a := assignment{write: write}
+	if owners == b.kind && !b.assignedOwners[list.Owner] {
+		a.fresh = &list
+	}
+	b.cur.assigned = append(b.cur.assigned, a)
 	return nil
 }
 

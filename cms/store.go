@@ -200,10 +200,26 @@ type AssignmentStore interface {
 	// role becomes exactly mapIDs; a Map new to it gets the Resource at the
 	// end of the Map's list of that role.
 	SetResourceMaps(ctx context.Context, account, resourceID string, role Role, mapIDs []string) error
+	// AppendAssignments gives owners (Resources or Maps, as owners says)
+	// that have no assignment yet their lists, as SetResourceMaps or
+	// SetMapResources called for each list in order would: the owner's
+	// list of the role becomes its ids, each appended to the end of the
+	// other side's list of that role. In a few statements, for batches. An
+	// owner that has assignments, or two lists of one owner that share an
+	// id or a role, are the caller's mistake.
+	AppendAssignments(ctx context.Context, account string, owners Kind, lists []AssignmentList) error
 	// MapResources returns the Map's Resources of role, in the Map's order.
 	MapResources(ctx context.Context, account, mapID string, role Role) ([]string, error)
 	// ResourceMaps returns the Resource's Maps of role, in its own order.
 	ResourceMaps(ctx context.Context, account, resourceID string, role Role) ([]string, error)
+}
+
+// AssignmentList is one list of AppendAssignments: the ids of the other
+// side an owner has in role, in order.
+type AssignmentList struct {
+	Owner string
+	Role  Role
+	IDs   []string
 }
 
 // Reference is one id a record's document names.

@@ -202,3 +202,59 @@ func testBulk(t *testing.T, open func(t *testing.T) cms.Store) {
 		must(t, <-first)
 	})
 }
+
+// testAppendAssignments: AppendAssignments gives the lists that the Set
+// calls, one after another, would, on both sides and with lists the other
+// side already has.
+func testAppendAssignments(t *testing.T, open func(t *testing.T) cms.Store) {
+	t.Parallel()
+	for _, owners := range []cms.Kind{cms.KindResource, cms.KindMap} {
+		t.Run(string(owners), func(t *testing.T) {
+			t.Parallel()
+			s := open(t)
+			ctx := t.Context()
+			set := s.SetResourceMaps
+			other := cms.KindMap
+			if owners == cms.KindMap {
+				set, other = s.SetMapResources, cms.KindResource
+			}
+			lists := []cms.AssignmentList{
+				{Owner: "o-1", Role: cms.RolePrimary, IDs: []string{"x-1", "x-2"}},
+				{Owner: "o-1", Role: cms.RoleSecondary, IDs: []string{"x-3"}},
+				{Owner: "o-2", Role: cms.RolePrimary, IDs: []string{"x-2", "x-1", "x-2"}},
+				{Owner: "o-3", Role: cms.RoleSecondary, IDs: []string{"x-1", "x-3"}},
+			}
+			for _, account := range []string{"seq", "bulk"} {
+				// The other side has lists already: new ones go to their end.
+				must(t, set(ctx, account, "o-9", cms.RolePrimary, []string{"x-1", "x-2"}))
+				must(t, set(ctx, account, "o-9b", cms.RoleSecondary, []string{"x-1"}))
+			}
+			for _, l := range lists {
+				must(t, set(ctx, "seq", l.Owner, l.Role, l.IDs))
+			}
+			must(t, s.AppendAssignments(ctx, "bulk", owners, lists))
+			read := func(account string, kind cms.Kind, id string, role cms.Role) []string {
+				list := s.ResourceMaps
+				if kind == cms.KindMap {
+					list = s.MapResources
+				}
+				ids, err := list(ctx, account, id, role)
+				must(t, err)
+				return ids
+			}
+			for _, side := range []struct {
+				kind cms.Kind
+				ids  []string
+			}{{owners, []string{"o-9", "o-9b", "o-1", "o-2", "o-3"}}, {other, []string{"x-1", "x-2", "x-3"}}} {
+				for _, id := range side.ids {
+					for _, role := range []cms.Role{cms.RolePrimary, cms.RoleSecondary} {
+						want, got := read("seq", side.kind, id, role), read("bulk", side.kind, id, role)
+						if !slices.Equal(got, want) {
+							t.Errorf("%s %s %s: %v, want %v as the Set calls give", side.kind, id, role, got, want)
+						}
+					}
+				}
+			}
+		})
+	}
+}

@@ -45,6 +45,7 @@ func Run(t *testing.T, open func(t *testing.T) cms.Store) {
 	t.Run("Assignments", func(t *testing.T) { testAssignments(t, open) })
 	t.Run("Transactions", func(t *testing.T) { testTransactions(t, open) })
 	t.Run("Bulk", func(t *testing.T) { testBulk(t, open) })
+	t.Run("AppendAssignments", func(t *testing.T) { testAppendAssignments(t, open) })
 	t.Run("Accounts", func(t *testing.T) { testAccounts(t, open) })
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, open) })
 	t.Run("Batches", func(t *testing.T) { testBatches(t, open) })

@@ -77,6 +77,49 @@ func (s *Store) setSide(ctx context.Context, account string, sd side, owner stri
 	})
 }
 
+// AppendAssignments implements cms.Store.
+func (s *Store) AppendAssignments(ctx context.Context, account string, owners cms.Kind, lists []cms.AssignmentList) error {
+	sd := resourceSide
+	if owners == cms.KindMap {
+		sd = mapSide
+	}
+	var others []string
+	for _, l := range lists {
+		others = append(others, l.IDs...)
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	return s.tx(ctx, func(s *Store) error {
+		// Where each list of the other side ends now.
+		type end struct {
+			Other string `bun:"other_id"`
+			Role  string `bun:"role"`
+			Last  int    `bun:"last_pos"`
+		}
+		var ends []end
+		err := s.scan(ctx, s.write, &ends, "SELECT "+sd.other+" AS other_id, role, MAX("+sd.otherPos+") AS last_pos FROM assignments "+
+			"WHERE account = ? AND "+sd.other+" "+s.opts.InList+" GROUP BY "+sd.other+", role", account, s.opts.List(dedupe(others)))
+		if err != nil {
+			return s.fail(err)
+		}
+		next := make(map[[2]string]int, len(ends))
+		for _, e := range ends {
+			next[[2]string{e.Other, e.Role}] = e.Last + 1
+		}
+		rows := make([]any, 0, 6*len(others))
+		for _, l := range lists {
+			for pos, other := range dedupe(l.IDs) {
+				key := [2]string{other, string(l.Role)}
+				rows = append(rows, account, l.Owner, other, string(l.Role), pos, next[key])
+				next[key]++
+			}
+		}
+		return s.insertRows(ctx, "INSERT INTO assignments (account, "+sd.owner+", "+sd.other+", role, "+sd.ownerPos+", "+sd.otherPos+") VALUES ",
+			6, rows, "")
+	})
+}
+
 // MapResources implements cms.Store.
 func (s *Store) MapResources(ctx context.Context, account, mapID string, role cms.Role) ([]string, error) {
 	return s.sideList(ctx, account, mapSide, mapID, role)
