@@ -102,7 +102,10 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 			}
 			window = append(window, raw)
 		}
-		decoded, errs := decodeAll(codec, kind, window)
+		decoded, errs := decodeAll(window, func(raw []byte) (Record, error) {
+			rec := NewRecord(kind)
+			return rec, codec.Decode(raw, rec)
+		})
 		for i, rec := range decoded {
 			u, own, idSet, err := s.checkBatchRecord(p, kind, rec, errs[i], earlier)
 			if err != nil {
@@ -168,16 +171,15 @@ func nextRecord(dec *jsontext.Decoder, body []byte) ([]byte, error) {
 	return body[end-len(raw) : end], nil
 }
 
-// decodeAll decodes raw records of kind, spread over the cores.
-func decodeAll(codec *Codec, kind Kind, raws [][]byte) ([]Record, []error) {
+// decodeAll decodes raw records with decode, spread over the cores.
+func decodeAll(raws [][]byte, decode func([]byte) (Record, error)) ([]Record, []error) {
 	records, errs := make([]Record, len(raws)), make([]error, len(raws))
 	workers := min(runtime.GOMAXPROCS(0), (len(raws)+31)/32)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(raws); i += workers {
-				records[i] = NewRecord(kind)
-				errs[i] = codec.Decode(raws[i], records[i])
+				records[i], errs[i] = decode(raws[i])
 			}
 		})
 	}
@@ -436,16 +438,29 @@ func (s *Service) decodeChunks(ctx context.Context, codec *Codec, kind Kind, pay
 			send(batchChunk{err: malformed(err)})
 			return
 		}
+		decode := func(raw []byte) (Record, error) {
+			rec := NewRecord(kind)
+			err := codec.decodeBytes(raw, rec, false)
+			s.sanitize(rec)
+			return rec, err
+		}
+		raws := make([][]byte, 0, bulkChunk)
 		for dec.PeekKind() != ']' {
-			records := make([]Record, 0, bulkChunk)
-			for len(records) < bulkChunk && dec.PeekKind() != ']' {
-				rec := NewRecord(kind)
-				if err := codec.decodeValidated(dec, rec); err != nil {
+			raws = raws[:0]
+			for len(raws) < bulkChunk && dec.PeekKind() != ']' {
+				raw, err := nextRecord(dec, payload)
+				if err != nil {
 					send(batchChunk{err: err})
 					return
 				}
-				s.sanitize(rec)
-				records = append(records, rec)
+				raws = append(raws, raw)
+			}
+			records, errs := decodeAll(raws, decode)
+			for _, err := range errs {
+				if err != nil {
+					send(batchChunk{err: err})
+					return
+				}
 			}
 			if !send(batchChunk{records: records}) {
 				return

@@ -39,6 +39,13 @@ type pooledDecoder struct {
 // Rules judged on the whole stored record (TRACK-only fields) are left to
 // Validate.
 func (c *Codec) Decode(data []byte, rec Record) error {
+	return c.decodeBytes(data, rec, true)
+}
+
+// decodeBytes is Decode; without validate it reads a record whose field
+// rules held when it was decoded before (a stored batch) without judging
+// them again.
+func (c *Codec) decodeBytes(data []byte, rec Record, validate bool) error {
 	pd, _ := c.decoder.Get().(*pooledDecoder)
 	if pd == nil {
 		pd = new(pooledDecoder)
@@ -52,7 +59,7 @@ func (c *Codec) Decode(data []byte, rec Record) error {
 		pd.dec.Reset(&pd.r)
 		c.decoder.Put(pd)
 	}()
-	err := c.DecodeFrom(pd.dec, rec)
+	err := c.decodeFrom(pd.dec, rec, validate)
 	if ErrorCode(err) == CodeMalformed {
 		return err
 	}
@@ -71,13 +78,6 @@ func (c *Codec) Decode(data []byte, rec Record) error {
 // from a stream (a batch array).
 func (c *Codec) DecodeFrom(dec *jsontext.Decoder, rec Record) error {
 	return c.decodeFrom(dec, rec, true)
-}
-
-// decodeValidated is DecodeFrom for a record whose field rules held when it
-// was decoded before (a stored batch): it reads it without judging them
-// again.
-func (c *Codec) decodeValidated(dec *jsontext.Decoder, rec Record) error {
-	return c.decodeFrom(dec, rec, false)
 }
 
 func (c *Codec) decodeFrom(dec *jsontext.Decoder, rec Record, validate bool) error {
