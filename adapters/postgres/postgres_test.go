@@ -97,27 +97,18 @@ func TestMigrations(t *testing.T) {
 // their payloads in the queue rows: a waiting batch is still applied whole.
 func TestMigrationKeepsWaitingBatches(t *testing.T) {
 	t.Parallel()
-	ctx := t.Context()
 	dsn := pgtest.DSN(t)
-	old, err := Open(ctx, dsn, &Options{MaxConns: 2, migrations: firstMigrations(t, 3)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	payload := []byte(`[{"id":"r-1","title":"kept"}]`)
-	b := &cms.Batch{ID: "b-1", Account: "a", Kind: cms.KindResource, Payload: payload, Count: 1, Requested: time.Now()}
-	if err := bunstore.EnqueueBeforePayloads(ctx, old.Write(), b); err != nil {
-		t.Fatal(err)
-	}
-	old.Close()
-	s, err := Open(ctx, dsn, &Options{MaxConns: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	got, err := s.ClaimBatch(ctx, "w", time.Now(), time.Now().Add(time.Minute))
-	if err != nil || got.ID != "b-1" || string(got.Payload) != string(payload) {
-		t.Fatalf("claim after upgrade: %+v, %v", got, err)
-	}
+	bunstore.UpgradeKeepsWaitingBatch(t, func(n int) (*bunstore.Store, error) {
+		o := &Options{MaxConns: 2}
+		if n > 0 {
+			o.migrations = firstMigrations(t, n)
+		}
+		s, err := Open(t.Context(), dsn, o)
+		if err != nil {
+			return nil, err
+		}
+		return s.Store, nil
+	})
 }
 
 // TestBBoxUsesIndex shows that a bounding-box list over many records is

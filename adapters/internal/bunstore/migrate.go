@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/bwcms/cms/cms"
 	"github.com/uptrace/bun"
@@ -64,12 +66,31 @@ func FirstMigrations(fsys fs.FS, n int) (fs.FS, error) {
 	return sub, nil
 }
 
-// EnqueueBeforePayloads stores a waiting batch as the schema before
-// migration 4 kept it (its payload in the batches row), so tests can show
-// the upgrade keeps it.
-func EnqueueBeforePayloads(ctx context.Context, db *bun.DB, b *cms.Batch) error {
-	_, err := db.NewRaw("INSERT INTO batches (id, account, kind, payload, count, status, requested_at, status_at) "+
-		"VALUES (?, ?, ?, ?, ?, ?, ?, ?)", b.ID, b.Account, string(b.Kind), b.Payload, b.Count,
-		string(cms.BatchWaiting), micros(b.Requested), micros(b.Requested)).Exec(ctx)
-	return err
+// UpgradeKeepsWaitingBatch is the test of migration 4 both adapters run: a
+// batch that waits in a schema of the first three migrations, its payload
+// in the queue row, is claimed whole after the upgrade. open opens the
+// database with the first n migrations (0: all of them).
+func UpgradeKeepsWaitingBatch(t *testing.T, open func(n int) (*Store, error)) {
+	ctx := t.Context()
+	old, err := open(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload := []byte(`[{"id":"r-1","title":"kept"}]`)
+	_, err = old.Write().NewRaw("INSERT INTO batches (id, account, kind, payload, count, status, requested_at, status_at) "+
+		"VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "b-1", "a", string(cms.KindResource), payload, 1,
+		string(cms.BatchWaiting), micros(time.Now()), micros(time.Now())).Exec(ctx)
+	old.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := open(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.ClaimBatch(ctx, "w", time.Now(), time.Now().Add(time.Minute))
+	if err != nil || got.ID != "b-1" || string(got.Payload) != string(payload) {
+		t.Fatalf("claim after upgrade: %+v, %v", got, err)
+	}
 }
