@@ -3,9 +3,11 @@ package transport
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -286,4 +288,52 @@ func TestBatchTouchesAssignedMaps(t *testing.T) {
 			}
 		}
 	})
+}
+
+// failingWrites is a store whose transactions fail the set write of
+// records after some succeed: a write that fails on the goroutine storing
+// a chunk while the next one is upserted.
+type failingWrites struct {
+	cms.Store
+	left *atomic.Int32
+}
+
+func (f failingWrites) WithTx(ctx context.Context, fn func(tx cms.Store) error) error {
+	return f.Store.WithTx(ctx, func(tx cms.Store) error { return fn(failingWrites{tx, f.left}) })
+}
+
+func (f failingWrites) PutRecords(ctx context.Context, entries []*cms.Entry) error {
+	if f.left.Add(-1) < 0 {
+		return errors.New("disk full")
+	}
+	return f.Store.PutRecords(ctx, entries)
+}
+
+// TestBatchWriteFailure: a chunk write failing after others were written
+// leaves nothing of the batch; the status says error without the cause.
+func TestBatchWriteFailure(t *testing.T) {
+	t.Parallel()
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			left := new(atomic.Int32)
+			e := newEnv(t, envOptions{store: func(tb testing.TB) cms.Store { return failingWrites{st.open(tb), left} }})
+			var recs []string
+			for i := range 1000 {
+				recs = append(recs, fmt.Sprintf(`{"id":"wf%04d","published":true}`, i))
+			}
+			id := submit(t, e, "resource", "["+strings.Join(recs, ",")+"]")
+			left.Store(2) // the third chunk's write fails
+			process(t, e)
+			if got := statusOf(t, e, "resource", id); !strings.Contains(got, `"status":"error"`) || !strings.Contains(got, `"error":"Internal error"`) {
+				t.Errorf("status: %s", got)
+			}
+			if w := e.send("admin", "GET", "/api/bw/v2/resource/published/*", "", nil); strings.TrimSpace(w.Body.String()) != "[]" {
+				t.Errorf("records of a failed batch: %.200s", w.Body)
+			}
+			if !strings.Contains(e.logs.String(), "disk full") {
+				t.Errorf("the cause is not logged: %s", e.logs)
+			}
+		})
+	}
 }
