@@ -192,6 +192,7 @@ func (s *Store) text(query string) string {
 		return t.(string)
 	}
 	var b strings.Builder
+	b.Grow(len(query) + len(query)/2)
 	n := 0
 	for _, r := range query {
 		if r == '?' {
@@ -201,9 +202,16 @@ func (s *Store) text(query string) string {
 		}
 		b.WriteRune(r)
 	}
-	s.texts.Store(query, b.String())
+	// Multi-row statements come in as many texts as row counts, each
+	// long: caching them all would grow without end.
+	if len(query) <= maxCachedText {
+		s.texts.Store(query, b.String())
+	}
 	return b.String()
 }
+
+// maxCachedText bounds the query texts text caches: the constant ones.
+const maxCachedText = 1024
 
 // Times are stored as microseconds since the Unix epoch (UTC) in both
 // databases, so comparisons and ordering are the same everywhere.
