@@ -1,18 +1,14 @@
 package cms
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"runtime"
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/go-json-experiment/json/jsontext"
 )
 
 // BatchReceipt is the answer of SubmitBatch.
@@ -72,12 +68,9 @@ type batchRecordProblems struct {
 // checkBatch decodes every record of a batch body and returns how many
 // there are and every problem, in record order.
 func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kind Kind, body []byte) (int, []Problem, error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(body))
-	if dec.PeekKind() != '[' {
-		return 0, nil, malformed(errBatchShape)
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return 0, nil, malformed(err)
+	split, err := newRecordSplitter(body)
+	if err != nil {
+		return 0, nil, err
 	}
 	var (
 		records []batchRecordProblems // only records with problems or references
@@ -86,20 +79,24 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 		count   int
 	)
 	window := make([][]byte, 0, bulkChunk)
-	for dec.PeekKind() != ']' {
+	for last := false; !last; {
 		// A window of records is cut from the body here and decoded on
 		// every core; their problems and references are then taken in order.
 		window = window[:0]
-		for len(window) < bulkChunk && dec.PeekKind() != ']' {
+		for len(window) < bulkChunk {
+			raw, err := split.next()
+			if err != nil {
+				return 0, nil, err
+			}
+			if raw == nil {
+				last = true
+				break
+			}
 			if count == s.opts.MaxBatchRecords {
 				return 0, nil, &Error{Code: CodeTooLarge, Message: "Request too large",
 					Err: fmt.Errorf("more than %d records", s.opts.MaxBatchRecords)}
 			}
 			count++
-			raw, err := nextRecord(dec, body)
-			if err != nil {
-				return 0, nil, err
-			}
 			window = append(window, raw)
 		}
 		decoded, errs := decodeAll(window, func(raw []byte) (Record, error) {
@@ -119,12 +116,6 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 				uses = append(uses, u)
 			}
 		}
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return 0, nil, malformed(err)
-	}
-	if _, err := dec.ReadToken(); err != io.EOF {
-		return 0, nil, malformed(errTrailing)
 	}
 	// The ids named and not made by the batch must exist already.
 	exists, err := s.existence(ctx, s.store, p.Account, slices.Concat(uses...))
@@ -148,27 +139,6 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 		}
 	}
 	return count, all, nil
-}
-
-// nextRecord reads the next record of a batch array from dec, checked as
-// DecodeFrom checks it in place (one object, at most MaxDepth deep within
-// the array), and returns its bytes within body.
-func nextRecord(dec *jsontext.Decoder, body []byte) ([]byte, error) {
-	if dec.PeekKind() != '{' {
-		if _, err := dec.ReadValue(); err != nil {
-			return nil, malformed(err)
-		}
-		return nil, malformed(errNotObject)
-	}
-	raw, err := dec.ReadValue()
-	if err != nil {
-		return nil, malformed(err)
-	}
-	if dec.StackDepth()+rawDepth(raw) > MaxDepth {
-		return nil, malformed(errTooDeep)
-	}
-	end := int(dec.InputOffset())
-	return body[end-len(raw) : end], nil
 }
 
 // decodeAll decodes raw records with decode, spread over the cores.
@@ -433,9 +403,9 @@ func (s *Service) decodeChunks(ctx context.Context, codec *Codec, kind Kind, pay
 				return false
 			}
 		}
-		dec := jsontext.NewDecoder(bytes.NewReader(payload))
-		if _, err := dec.ReadToken(); err != nil {
-			send(batchChunk{err: malformed(err)})
+		split, err := newRecordSplitter(payload)
+		if err != nil {
+			send(batchChunk{err: err})
 			return
 		}
 		decode := func(raw []byte) (Record, error) {
@@ -445,15 +415,22 @@ func (s *Service) decodeChunks(ctx context.Context, codec *Codec, kind Kind, pay
 			return rec, err
 		}
 		raws := make([][]byte, 0, bulkChunk)
-		for dec.PeekKind() != ']' {
+		for last := false; !last; {
 			raws = raws[:0]
-			for len(raws) < bulkChunk && dec.PeekKind() != ']' {
-				raw, err := nextRecord(dec, payload)
+			for len(raws) < bulkChunk {
+				raw, err := split.next()
 				if err != nil {
 					send(batchChunk{err: err})
 					return
 				}
+				if raw == nil {
+					last = true
+					break
+				}
 				raws = append(raws, raw)
+			}
+			if len(raws) == 0 {
+				return
 			}
 			records, errs := decodeAll(raws, decode)
 			for _, err := range errs {
