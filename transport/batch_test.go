@@ -337,3 +337,39 @@ func TestBatchWriteFailure(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchEveryKind applies a batch of each kind, naming records of the
+// kinds before it, and reads every record back.
+func TestBatchEveryKind(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		batches := []struct{ kind, body string }{
+			{"resource", `[{"id":"res1","title":"Mill","published":true},{"id":"res2","poiResourceIds":["res1"],"published":true}]`},
+			{"map", `[{"id":"map1","resourceIds":["res1"],"secondaryResourceIds":["res2"],"trackResourceId":"res1","published":true}]`},
+			{"landing", `[{"id":"lan1","mapId":"map1","landingBlocks":[{"resourceIds":["map1"]}],"published":true}]`},
+			{"proposal", `[{"id":"pro1","mapId":"map1","title":"Offer","published":true}]`},
+		}
+		for _, b := range batches {
+			id := submit(t, e, b.kind, b.body)
+			process(t, e)
+			if got := statusOf(t, e, b.kind, id); !strings.Contains(got, `"status":"done"`) || !strings.Contains(got, `"created":`+fmt.Sprint(strings.Count(b.body, `"id"`))) {
+				t.Errorf("%s batch: %s", b.kind, got)
+			}
+		}
+		for path, want := range map[string]string{
+			"resource/res2": `"poiResourceIds":["res1"]`,
+			"resource/res1": `"mapIds":["map1"]`,
+			"map/map1":      `"resourceIds":["res1"]`,
+			"landing/lan1":  `"mapId":"map1"`,
+			"proposal/pro1": `"mapId":"map1"`,
+		} {
+			if w := e.send("admin", "GET", "/api/bw/v2/"+path, "", nil); w.Code != 200 || !strings.Contains(w.Body.String(), want) {
+				t.Errorf("%s: %d %.300s; want %s", path, w.Code, w.Body, want)
+			}
+		}
+		// The Map a Landing and a Proposal name cannot be deleted now.
+		if w := e.send("admin", "DELETE", "/api/bw/v2/map/map1", "", nil); w.Code == 202 {
+			t.Errorf("a Map named by a Landing was deleted: %s", w.Body)
+		}
+	})
+}
