@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,5 +61,72 @@ func TestBatchesWaitingAtStart(t *testing.T) {
 	}
 	if a := s.get(t, "/api/bw/v2/resource/queued1,queued2,queued3/published/*/fields/id", tok); a.body != `[{"id":"queued1"},{"id":"queued2"},{"id":"queued3"}]` {
 		t.Errorf("records: %d %s", a.status, a.body)
+	}
+}
+
+// TestSeparateWorker: a server started with --batch-workers 0 leaves
+// batches waiting; a `standalone worker` process on the same database
+// applies them.
+func TestSeparateWorker(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "cms.db")
+	c := &cli{env: map[string]string{"CMS_ADMIN_PASSWORD": "admin password", "CMS_BATCH_WORKERS": "0"}}
+	s := startServer(t, c, "--db", "sqlite:"+path)
+	tok := s.login(t, "admin", "admin password").Access
+	req, _ := http.NewRequest("POST", s.url+"/api/bw/v2/resource/batch", strings.NewReader(`[{"id":"apart1"}]`))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	a := s.do(t, req)
+	var created struct{ BatchID string }
+	if err := json.Unmarshal([]byte(a.body), &created); a.status != 201 || err != nil {
+		t.Fatalf("submit: %d %s", a.status, a.body)
+	}
+	status := func() string { return s.get(t, "/api/bw/v2/resource/batch/"+created.BatchID, tok).body }
+	time.Sleep(300 * time.Millisecond) // a worker here would have applied it by now
+	if got := status(); !strings.Contains(got, `"status":"waiting"`) {
+		t.Fatalf("with no worker: %s", got)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &cli{env: map[string]string{}}
+	e := w.env0()
+	ready := make(chan struct{}, 1)
+	e.ready = func(string) { ready <- struct{}{} }
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"worker", "--db", "sqlite:" + path}, e) }()
+	select {
+	case <-ready:
+	case code := <-done:
+		t.Fatalf("worker exited with %d: %s", code, w.stderr.String())
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(status(), `"status":"done"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the worker did not apply the batch: %s", status())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("worker exit code %d: %s", code, w.stderr.String())
+	}
+	if a := s.get(t, "/api/bw/v2/resource/apart1/published/*/fields/id", tok); a.body != `{"id":"apart1"}` {
+		t.Errorf("record of the batch: %d %s", a.status, a.body)
+	}
+}
+
+// TestBatchWorkersSetting refuses counts that are not whole numbers, and a
+// worker process without workers.
+func TestBatchWorkersSetting(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "cms.db")
+	for _, args := range [][]string{
+		{"--db", "sqlite:" + path, "--batch-workers", "-1"},
+		{"--db", "sqlite:" + path, "--batch-workers", "two"},
+		{"worker", "--db", "sqlite:" + path, "--batch-workers", "0"},
+	} {
+		c := &cli{env: map[string]string{}}
+		if code := run(t.Context(), args, c.env0()); code != 1 || !strings.Contains(c.stderr.String(), "--batch-workers") {
+			t.Errorf("%v: exit %d, %s", args, code, c.stderr.String())
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/bwcms/cms/cms"
@@ -34,6 +35,37 @@ var serverSettings = []setting{
 	{"admin-user", "CMS_ADMIN_USER", "admin", "bootstrap admin username"},
 	{"admin-password", "CMS_ADMIN_PASSWORD", "", "bootstrap admin password (default: generated and printed once)"},
 	{"jwt-secret", "CMS_JWT_SECRET", "", "HS256 secret, 32 bytes or more (default: generated and kept in the database)"},
+	batchWorkersSetting,
+}
+
+var batchWorkersSetting = setting{"batch-workers", "CMS_BATCH_WORKERS", "1",
+	"batch workers in this process (0: none; `standalone worker` processes apply them)"}
+
+// batchWorkers reads --batch-workers.
+func batchWorkers(cfg map[string]string) (int, error) {
+	n, err := strconv.Atoi(cfg["batch-workers"])
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("--batch-workers %q: want a whole number, 0 or more", cfg["batch-workers"])
+	}
+	return n, nil
+}
+
+// runWorkers applies batches with n workers until ctx ends and purges
+// hourly; the returned func stops them and waits. On shutdown a running
+// batch is rolled back and taken up again after its lease (here or by
+// another instance), so nothing is lost.
+func runWorkers(ctx context.Context, svc *cms.Service, n int, log *slog.Logger) (stop func()) {
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		go purge(wctx, svc, log)
+		svc.RunBatchWorkers(wctx, n)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 // serve runs the server until ctx ends.
@@ -45,26 +77,17 @@ func serve(ctx context.Context, args []string, e env) error {
 	if len(rest) > 0 {
 		return fmt.Errorf("unknown command %q (want account, user, or flags only)", rest[0])
 	}
+	workers, err := batchWorkers(cfg)
+	if err != nil {
+		return err
+	}
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
 	h, svc, store, err := setUp(ctx, cfg, e, log)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	go purge(ctx, svc, log)
-	// One worker applies batches; on shutdown a running batch is rolled
-	// back and taken up again after its lease (here or by another
-	// instance), so nothing is lost.
-	wctx, stopWorkers := context.WithCancel(ctx)
-	workers := make(chan struct{})
-	go func() {
-		defer close(workers)
-		svc.RunBatchWorkers(wctx, 1)
-	}()
-	defer func() {
-		stopWorkers()
-		<-workers
-	}()
+	defer runWorkers(ctx, svc, workers, log)()
 
 	ln, err := net.Listen("tcp", cfg["addr"])
 	if err != nil {
@@ -203,4 +226,41 @@ func redactDSN(db string) string {
 		}
 	}
 	return db
+}
+
+// workerCommand applies batches (and purges) without serving HTTP until
+// ctx ends: beside servers started with --batch-workers 0, on one database.
+func workerCommand(ctx context.Context, args []string, e env) error {
+	cfg, rest, err := settings(e, "standalone worker", args, []setting{dbSetting, batchWorkersSetting})
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("worker takes flags only, not %q", rest[0])
+	}
+	workers, err := batchWorkers(cfg)
+	if err != nil {
+		return err
+	}
+	if workers == 0 {
+		return errors.New("--batch-workers 0: a worker needs at least one")
+	}
+	store, err := openStore(ctx, cfg["db"])
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	log := slog.New(slog.NewTextHandler(e.stderr, nil))
+	svc, err := cms.NewService(store, &cms.Options{Logger: log})
+	if err != nil {
+		return err
+	}
+	log.Info("applying batches", "workers", workers, "db", redactDSN(cfg["db"]))
+	if e.ready != nil {
+		e.ready("")
+	}
+	stop := runWorkers(ctx, svc, workers, log)
+	<-ctx.Done()
+	stop()
+	return nil
 }
