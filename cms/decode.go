@@ -52,7 +52,13 @@ func (c *Codec) decodeBytes(data []byte, rec Record, validate bool) error {
 		pd.dec = jsontext.NewDecoder(&pd.r)
 	}
 	pd.r.Reset(data)
-	pd.dec.Reset(&pd.r)
+	if c.document {
+		// A stored document is the store's own writing: its names need no
+		// duplicate check.
+		pd.dec.Reset(&pd.r, jsontext.AllowDuplicateNames(true))
+	} else {
+		pd.dec.Reset(&pd.r)
+	}
 	defer func() {
 		// Drop the reference to data before pooling.
 		pd.r.Reset(nil)
