@@ -41,6 +41,8 @@ type binding struct {
 	// from language code to value.
 	langMap bool
 	item    *objectCodec // for nested items
+	// slot numbers the object's bindings, for the duplicate-name check.
+	slot int
 }
 
 // NewCodec builds a Codec for langs.
@@ -101,6 +103,7 @@ func (c *Codec) objectCodec(k Kind, spec *typeSpec) *objectCodec {
 			}
 			b.quoted, _ = jsontext.AppendQuote(nil, b.wire)
 			b.quoted = append(b.quoted, ':')
+			b.slot = len(oc.names)
 			oc.names[b.wire] = b
 			oc.bindings[f] = append(oc.bindings[f], b)
 			if !f.writeOnly {

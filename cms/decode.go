@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -52,13 +53,10 @@ func (c *Codec) decodeBytes(data []byte, rec Record, validate bool) error {
 		pd.dec = jsontext.NewDecoder(&pd.r)
 	}
 	pd.r.Reset(data)
-	if c.document {
-		// A stored document is the store's own writing: its names need no
-		// duplicate check.
-		pd.dec.Reset(&pd.r, jsontext.AllowDuplicateNames(true))
-	} else {
-		pd.dec.Reset(&pd.r)
-	}
+	// Duplicate names are found by the decoder's own bookkeeping of the
+	// fields it knows (decodeState.object), cheaper than jsontext's index
+	// of every name; a stored document needs no check at all.
+	pd.dec.Reset(&pd.r, jsontext.AllowDuplicateNames(true))
 	defer func() {
 		// Drop the reference to data before pooling.
 		pd.r.Reset(nil)
@@ -97,7 +95,7 @@ func (c *Codec) decodeFrom(dec *jsontext.Decoder, rec Record, validate bool) err
 	if dec.StackDepth()+1 > MaxDepth {
 		return malformed(errTooDeep)
 	}
-	d := decodeState{dec: dec, trusted: c.document}
+	d := decodeState{dec: dec, trusted: c.document, checkNames: !c.document}
 	if _, err := dec.ReadToken(); err != nil {
 		return malformed(err)
 	}
@@ -146,7 +144,13 @@ type decodeState struct {
 	err      error // a syntax error: the whole body is malformed
 	id       idState
 	trusted  bool // a stored document: shapes only, no ranges
+	// checkNames refuses duplicate member names itself, so the jsontext
+	// decoder may allow them (a body's decoder does; a caller's of
+	// DecodeFrom may not, and then both check).
+	checkNames bool
 }
+
+var errDuplicateName = errors.New("duplicate object member name")
 
 // idState tells how the body gave its id.
 type idState uint8
@@ -177,6 +181,12 @@ func (d *decodeState) skip() {
 	}
 	if depth+rawDepth(raw) > MaxDepth {
 		d.fail(errTooDeep)
+		return
+	}
+	// Objects inside a skipped value have no fields to keep count of:
+	// jsontext checks their names.
+	if d.checkNames && bytes.IndexByte(raw, '{') >= 0 && !raw.IsValid() {
+		d.fail(errDuplicateName)
 	}
 }
 
@@ -203,6 +213,12 @@ func rawDepth(raw []byte) int {
 
 // object reads the members of an object whose '{' has been read.
 func (d *decodeState) object(oc *objectCodec, v reflect.Value, prefix string) {
+	var seenSlots [8]uint64 // on the stack for objects of up to 512 names
+	seen := seenSlots[:]
+	if n := (len(oc.names) + 63) / 64; n > len(seen) {
+		seen = make([]uint64, n)
+	}
+	var unknown []string
 	for d.err == nil {
 		tok, err := d.dec.ReadToken()
 		if err != nil {
@@ -215,9 +231,24 @@ func (d *decodeState) object(oc *objectCodec, v reflect.Value, prefix string) {
 		name := tok.String()
 		b, ok := oc.names[name]
 		if !ok {
+			if d.checkNames {
+				if slices.Contains(unknown, name) {
+					d.fail(errDuplicateName)
+					return
+				}
+				unknown = append(unknown, name)
+			}
 			d.problem(prefix, name, "unknown field")
 			d.skip()
 			continue
+		}
+		if d.checkNames {
+			word, bit := b.slot/64, uint64(1)<<(b.slot%64)
+			if seen[word]&bit != 0 {
+				d.fail(errDuplicateName)
+				return
+			}
+			seen[word] |= bit
 		}
 		if b.field.rule == rules["id"] {
 			d.id = idNotString // until value proves it a string
