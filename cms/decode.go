@@ -190,6 +190,19 @@ func (d *decodeState) skip() {
 	}
 }
 
+// unquoted returns a JSON string's content: in place when it has no
+// escape, else unescaped into a new slice.
+func unquoted(raw jsontext.Value) []byte {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return raw[1 : len(raw)-1]
+	}
+	u, err := jsontext.AppendUnquote(nil, raw)
+	if err != nil {
+		return raw // the decoder validated it: not reached
+	}
+	return u
+}
+
 // rawDepth is the deepest nesting of arrays and objects in a valid JSON
 // value.
 func rawDepth(raw []byte) int {
@@ -220,17 +233,21 @@ func (d *decodeState) object(oc *objectCodec, v reflect.Value, prefix string) {
 	}
 	var unknown []string
 	for d.err == nil {
-		tok, err := d.dec.ReadToken()
+		if d.dec.PeekKind() == '}' {
+			if _, err := d.dec.ReadToken(); err != nil {
+				d.fail(err)
+			}
+			return
+		}
+		// The name as raw JSON: looked up without allocating a string.
+		raw, err := d.dec.ReadValue()
 		if err != nil {
 			d.fail(err)
 			return
 		}
-		if tok.Kind() == '}' {
-			return
-		}
-		name := tok.String()
-		b, ok := oc.names[name]
+		b, ok := oc.names[string(unquoted(raw))]
 		if !ok {
+			name := string(unquoted(raw))
 			if d.checkNames {
 				if slices.Contains(unknown, name) {
 					d.fail(errDuplicateName)
