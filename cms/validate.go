@@ -83,19 +83,29 @@ func (w walker) object(oc *objectCodec, v reflect.Value, prefix string, id idSta
 				w.texts(f, prefix+f.name, p.Value)
 			}
 		case *Langs[string]:
+			known := 0
 			for _, lang := range langs.All {
 				if s, ok := (*p)[lang]; ok {
+					known++
 					w.text(f, prefix+langs.WireName(f.name, lang), s)
 				}
 			}
-			w.unknownLangs(f, prefix, mapKeys(*p))
+			if known < len(*p) {
+				w.unknownLangs(f, prefix, mapKeys(*p))
+			}
 		case *Langs[Null[string]]:
+			known := 0
 			for _, lang := range langs.All {
-				if s, ok := (*p)[lang]; ok && s.Set && s.Valid {
-					w.text(f, prefix+langs.WireName(f.name, lang), s.Value)
+				if s, ok := (*p)[lang]; ok {
+					known++
+					if s.Set && s.Valid {
+						w.text(f, prefix+langs.WireName(f.name, lang), s.Value)
+					}
 				}
 			}
-			w.unknownLangs(f, prefix, mapKeys(*p))
+			if known < len(*p) {
+				w.unknownLangs(f, prefix, mapKeys(*p))
+			}
 		case *Opt[bool], *Null[bool]:
 		default:
 			// A list of nested items: Opt[[]Item].
