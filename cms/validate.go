@@ -87,7 +87,9 @@ func (w walker) object(oc *objectCodec, v reflect.Value, prefix string, id idSta
 			for _, lang := range langs.All {
 				if s, ok := (*p)[lang]; ok {
 					known++
-					w.text(f, prefix+langs.WireName(f.name, lang), s)
+					if t := textProblem(f, s); t != "" {
+						w.add(prefix+langs.WireName(f.name, lang), t)
+					}
 				}
 			}
 			if known < len(*p) {
@@ -99,7 +101,9 @@ func (w walker) object(oc *objectCodec, v reflect.Value, prefix string, id idSta
 				if s, ok := (*p)[lang]; ok {
 					known++
 					if s.Set && s.Valid {
-						w.text(f, prefix+langs.WireName(f.name, lang), s.Value)
+						if t := textProblem(f, s.Value); t != "" {
+							w.add(prefix+langs.WireName(f.name, lang), t)
+						}
 					}
 				}
 			}
@@ -141,34 +145,42 @@ func (w walker) unknownLangs(f *fieldSpec, prefix string, codes []string) {
 
 // text applies sizes and the field's rule to one string.
 func (w walker) text(f *fieldSpec, path, s string) {
+	if t := textProblem(f, s); t != "" {
+		w.add(path, t)
+	}
+}
+
+// textProblem is the problem of one string under the field's sizes and
+// rule, "" when there is none; callers build the path only then.
+func textProblem(f *fieldSpec, s string) string {
 	if f.minLen > 0 || f.maxLen >= 0 {
 		n := utf8.RuneCountInString(s)
 		if n < f.minLen || (f.maxLen >= 0 && n > f.maxLen) {
-			w.add(path, lengthText(f))
-			return
+			return lengthText(f)
 		}
 	}
 	if f.rule == nil || f.rule.pattern == nil {
 		if strings.IndexByte(s, 0) >= 0 {
-			w.add(path, "must not contain the NUL character")
-			return
+			return "must not contain the NUL character"
 		}
 	}
 	if f.rule == nil {
-		return
+		return ""
 	}
 	if !f.matches(s) || (f.rule.check != nil && !f.rule.check(s)) {
-		w.add(path, f.rule.text)
-		return
+		return f.rule.text
 	}
 	if f.rule.name == "id" && IsReservedID(s) {
-		w.add(path, "must not be a path keyword")
+		return "must not be a path keyword"
 	}
+	return ""
 }
 
 func (w walker) texts(f *fieldSpec, path string, list []string) {
 	for i, s := range list {
-		w.text(f, path+"["+strconv.Itoa(i)+"]", s)
+		if t := textProblem(f, s); t != "" {
+			w.add(path+"["+strconv.Itoa(i)+"]", t)
+		}
 	}
 }
 
