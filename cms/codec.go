@@ -43,6 +43,17 @@ type binding struct {
 	item    *objectCodec // for nested items
 	// slot numbers the object's bindings, for the duplicate-name check.
 	slot int
+	// inLangMap: a value inside a language map (lang is its key).
+	inLangMap bool
+}
+
+// path names the binding in problem texts: "title", "title_it", or for a
+// value of a stored language map "title.it".
+func (b binding) path() string {
+	if b.inLangMap {
+		return b.wire + "." + b.lang
+	}
+	return b.wire
 }
 
 // NewCodec builds a Codec for langs.

@@ -144,6 +144,8 @@ type decodeState struct {
 	err      error // a syntax error: the whole body is malformed
 	id       idState
 	trusted  bool // a stored document: shapes only, no ranges
+	// langCodes are the language codes read so far (langCode).
+	langCodes []string
 	// checkNames refuses duplicate member names itself, so the jsontext
 	// decoder may allow them (a body's decoder does; a caller's of
 	// DecodeFrom may not, and then both check).
@@ -284,7 +286,7 @@ func (d *decodeState) value(b binding, fv reflect.Value, prefix string) {
 			return
 		}
 		if !f.nullable {
-			d.problem(prefix, b.wire, "must not be null")
+			d.problem(prefix, b.path(), "must not be null")
 			return
 		}
 		setNull(fv, b.lang)
@@ -299,7 +301,7 @@ func (d *decodeState) value(b binding, fv reflect.Value, prefix string) {
 		if f.nullable {
 			text += " or null"
 		}
-		d.problem(prefix, b.wire, text)
+		d.problem(prefix, b.path(), text)
 		d.skip()
 		return
 	}
@@ -327,7 +329,7 @@ func (d *decodeState) value(b binding, fv reflect.Value, prefix string) {
 	case typeNumber:
 		n, err := tok.Float()
 		if err != nil || (!d.trusted && (!f.inRange(n) || (f.onBound(n) && !exactlyInRange(f, tok.String())))) {
-			d.problem(prefix, b.wire, rangeText(f))
+			d.problem(prefix, b.path(), rangeText(f))
 			return
 		}
 		setNumber(fv, n)
@@ -335,11 +337,11 @@ func (d *decodeState) value(b binding, fv reflect.Value, prefix string) {
 		n, err := tok.Float()
 		switch {
 		case err != nil || math.Abs(n) >= 1<<63:
-			d.problem(prefix, b.wire, rangeText(f))
+			d.problem(prefix, b.path(), rangeText(f))
 		case n != math.Trunc(n) || !d.trusted && !exactInteger(tok.String()):
-			d.problem(prefix, b.wire, "must be an integer")
+			d.problem(prefix, b.path(), "must be an integer")
 		case !d.trusted && f.onBound(n) && !exactlyInRange(f, tok.String()):
-			d.problem(prefix, b.wire, rangeText(f))
+			d.problem(prefix, b.path(), rangeText(f))
 		default:
 			setInteger(fv, int64(n))
 		}
@@ -354,19 +356,34 @@ func (d *decodeState) langObject(b binding, fv reflect.Value, prefix string) {
 		return
 	}
 	for d.err == nil {
-		tok, err := d.dec.ReadToken()
+		if d.dec.PeekKind() == '}' {
+			if _, err := d.dec.ReadToken(); err != nil {
+				d.fail(err)
+			}
+			return
+		}
+		raw, err := d.dec.ReadValue()
 		if err != nil {
 			d.fail(err)
 			return
 		}
-		if tok.Kind() == '}' {
-			return
-		}
-		lang := tok.String()
 		inner := b
-		inner.langMap, inner.lang, inner.wire = false, lang, b.wire+"."+lang
+		inner.langMap, inner.lang, inner.inLangMap = false, d.langCode(unquoted(raw)), true
 		d.value(inner, fv, prefix)
 	}
+}
+
+// langCode returns a language code as a string, the same one for each
+// code of a document: a document has a few codes in every language map.
+func (d *decodeState) langCode(code []byte) string {
+	for _, c := range d.langCodes {
+		if c == string(code) {
+			return c
+		}
+	}
+	c := string(code)
+	d.langCodes = append(d.langCodes, c)
+	return c
 }
 
 // accepts reports whether a JSON value of kind can hold t.
@@ -409,7 +426,7 @@ func (d *decodeState) strings(b binding, fv reflect.Value, prefix string) {
 			list = append(list, tok.String())
 		default:
 			ok = false
-			d.problem(prefix, b.wire+"["+strconv.Itoa(i)+"]", "must be a string")
+			d.problem(prefix, b.path()+"["+strconv.Itoa(i)+"]", "must be a string")
 			d.skip()
 		}
 	}
@@ -440,7 +457,7 @@ func (d *decodeState) items(b binding, fv reflect.Value, prefix string) {
 			d.object(b.item, item, prefix+b.wire+"["+strconv.Itoa(i)+"].")
 			list = reflect.Append(list, item)
 		default:
-			d.problem(prefix, b.wire+"["+strconv.Itoa(i)+"]", "must be an object")
+			d.problem(prefix, b.path()+"["+strconv.Itoa(i)+"]", "must be an object")
 			d.skip()
 		}
 	}
