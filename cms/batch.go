@@ -79,25 +79,17 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 		count   int
 	)
 	window := make([][]byte, 0, bulkChunk)
-	for last := false; !last; {
+	for full := true; full; {
 		// A window of records is cut from the body here and decoded on
 		// every core; their problems and references are then taken in order.
-		window = window[:0]
-		for len(window) < bulkChunk {
-			raw, err := split.next()
-			if err != nil {
-				return 0, nil, err
-			}
-			if raw == nil {
-				last = true
-				break
-			}
-			if count == s.opts.MaxBatchRecords {
-				return 0, nil, &Error{Code: CodeTooLarge, Message: "Request too large",
-					Err: fmt.Errorf("more than %d records", s.opts.MaxBatchRecords)}
-			}
-			count++
-			window = append(window, raw)
+		window, err = split.window(window[:0], bulkChunk)
+		if err != nil {
+			return 0, nil, err
+		}
+		full = len(window) == bulkChunk
+		if count += len(window); count > s.opts.MaxBatchRecords {
+			return 0, nil, &Error{Code: CodeTooLarge, Message: "Request too large",
+				Err: fmt.Errorf("more than %d records", s.opts.MaxBatchRecords)}
 		}
 		decoded, errs := decodeAll(window, func(raw []byte) (Record, error) {
 			rec := NewRecord(kind)
@@ -415,23 +407,16 @@ func (s *Service) decodeChunks(ctx context.Context, codec *Codec, kind Kind, pay
 			return rec, err
 		}
 		raws := make([][]byte, 0, bulkChunk)
-		for last := false; !last; {
-			raws = raws[:0]
-			for len(raws) < bulkChunk {
-				raw, err := split.next()
-				if err != nil {
-					send(batchChunk{err: err})
-					return
-				}
-				if raw == nil {
-					last = true
-					break
-				}
-				raws = append(raws, raw)
+		for full := true; full; {
+			raws, err = split.window(raws[:0], bulkChunk)
+			if err != nil {
+				send(batchChunk{err: err})
+				return
 			}
 			if len(raws) == 0 {
 				return
 			}
+			full = len(raws) == bulkChunk
 			records, errs := decodeAll(raws, decode)
 			for _, err := range errs {
 				if err != nil {

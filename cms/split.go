@@ -115,3 +115,15 @@ func (s *recordSplitter) next() ([]byte, error) {
 	s.seen = true
 	return s.body[start:s.pos], nil
 }
+
+// window appends up to n next records to dst; fewer only at the end.
+func (s *recordSplitter) window(dst [][]byte, n int) ([][]byte, error) {
+	for len(dst) < n {
+		raw, err := s.next()
+		if err != nil || raw == nil {
+			return dst, err
+		}
+		dst = append(dst, raw)
+	}
+	return dst, nil
+}
