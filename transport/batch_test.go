@@ -118,6 +118,9 @@ func TestBatchRefusals(t *testing.T) {
 	if did, err := e.svc.ProcessBatch(t.Context(), "w"); did || err != nil {
 		t.Errorf("a refused batch was queued: %v %v", did, err)
 	}
+	// As many records as allowed are taken.
+	runFlow(t, e, []step{{name: "as many records as allowed", user: "admin", method: "POST", path: "/api/bw/v2/resource/batch",
+		status: 201, body: `[{"id":"aaa"},{"id":"bbb"},{"id":"ccc"}]`}})
 }
 
 // TestBatchFailsWhole: a record the batch names is deleted before the
