@@ -99,8 +99,11 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		KindLockShared: "SELECT pg_advisory_xact_lock_shared(1, hashtext(?))",
 		// Inside a transaction ANALYZE sees the rows it wrote, so a long
 		// batch keeps its key look-ups on the right index.
-		Analyze:  "ANALYZE records, aliases, refs, assignments",
-		InList:   "= ANY(?)",
+		Analyze: "ANALYZE records, aliases, refs, assignments",
+		InList:  "= ANY(?)",
+		PairsJSON: func(a, b, order string) string {
+			return "COALESCE(json_agg(json_build_array(" + a + ", " + b + ") ORDER BY " + order + "), '[]')::text"
+		},
 		List:     func(ids []string) any { return ids },
 		Numbered: true,
 		Close:    db.Close,

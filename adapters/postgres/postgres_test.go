@@ -140,7 +140,7 @@ func TestBBoxUsesIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := strings.Join(plan, "\n")
-	if !strings.Contains(text, "records_geo") || strings.Contains(text, "Seq Scan") {
+	if !strings.Contains(text, "records_geo") || strings.Contains(text, "Seq Scan on records") {
 		t.Fatalf("plan does not use records_geo:\n%s", text)
 	}
 	t.Logf("query plan:\n%s", text)

@@ -95,7 +95,10 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		Translate: translate,
 		GeoIndex:  "records INDEXED BY records_geo",
 		InList:    "IN (SELECT value FROM json_each(?))",
-		List:      jsonList,
+		PairsJSON: func(a, b, order string) string {
+			return "json_group_array(json_array(" + a + ", " + b + ") ORDER BY " + order + ")"
+		},
+		List: jsonList,
 		Close: func() error {
 			rerr := read.Close()
 			if err := write.Close(); err != nil {

@@ -2,6 +2,7 @@ package bunstore
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/bwcms/cms/cms"
 )
@@ -137,56 +138,29 @@ func (s *Store) sideList(ctx context.Context, account string, sd side, owner str
 	return ids, s.fail(err)
 }
 
-// fillAssignments sets Resource.MapIDs/MapSecondaryIDs or Map.ResourceIDs/
-// SecondaryResourceIDs of entries from the facts, with one query.
-func (s *Store) fillAssignments(ctx context.Context, account string, kind cms.Kind, entries []*cms.Entry) error {
-	if len(entries) == 0 {
-		return nil
-	}
-	sd := resourceSide
-	if kind == cms.KindMap {
-		sd = mapSide
-	}
-	owners := make([]string, len(entries))
-	for i, e := range entries {
-		owners[i] = e.Record.RecordID()
-	}
-	var rows []assignmentRow
-	err := s.scan(ctx, s.read, &rows, "SELECT map_id, resource_id, role FROM assignments WHERE account = ? AND "+sd.owner+
-		" "+s.opts.InList+" ORDER BY "+sd.owner+", "+sd.ownerPos, account, s.opts.List(owners))
-	if err != nil {
-		return s.fail(err)
-	}
-	type lists struct{ primary, secondary []string }
-	byOwner := make(map[string]*lists, len(entries))
-	for _, r := range rows {
-		owner, other := r.ResourceID, r.MapID
-		if kind == cms.KindMap {
-			owner, other = r.MapID, r.ResourceID
+// setAssigned sets Resource.MapIDs/MapSecondaryIDs or Map.ResourceIDs/
+// SecondaryResourceIDs of rec from the pairs the record query read.
+func setAssigned(rec cms.Record, pairs *string) error {
+	var list [][2]string
+	if pairs != nil && *pairs != "[]" {
+		if err := json.Unmarshal([]byte(*pairs), &list); err != nil {
+			return &cms.Error{Code: cms.CodeInternal, Message: "assignments unreadable", Err: err}
 		}
-		l := byOwner[owner]
-		if l == nil {
-			l = &lists{}
-			byOwner[owner] = l
-		}
-		if r.Role == string(cms.RolePrimary) {
-			l.primary = append(l.primary, other)
+	}
+	var primary, secondary []string
+	for _, p := range list {
+		if p[1] == string(cms.RolePrimary) {
+			primary = append(primary, p[0])
 		} else {
-			l.secondary = append(l.secondary, other)
+			secondary = append(secondary, p[0])
 		}
 	}
-	for _, e := range entries {
-		l := byOwner[e.Record.RecordID()]
-		if l == nil {
-			l = &lists{}
-		}
-		primary, secondary := cms.NullOf(orEmpty(l.primary)), cms.NullOf(orEmpty(l.secondary))
-		switch r := e.Record.(type) {
-		case *cms.Resource:
-			r.MapIDs, r.MapSecondaryIDs = primary, secondary
-		case *cms.Map:
-			r.ResourceIDs, r.SecondaryResourceIDs = primary, secondary
-		}
+	p, sec := cms.NullOf(orEmpty(primary)), cms.NullOf(orEmpty(secondary))
+	switch r := rec.(type) {
+	case *cms.Resource:
+		r.MapIDs, r.MapSecondaryIDs = p, sec
+	case *cms.Map:
+		r.ResourceIDs, r.SecondaryResourceIDs = p, sec
 	}
 	return nil
 }

@@ -27,6 +27,9 @@ type recordRow struct {
 	StatsAccess     int64    `bun:"stats_access"`
 	StatsLastAccess *int64   `bun:"stats_last_access"`
 	Doc             string   `bun:"doc"`
+	// Assigned is a Resource's or Map's assignments, [other id, role]
+	// pairs in its order (selectRecords adds it).
+	Assigned *string `bun:"assigned"`
 }
 
 const recordColumns = "account, kind, id, published, updated_at, lat, lon, stats_access, stats_last_access, doc"
@@ -34,7 +37,7 @@ const recordColumns = "account, kind, id, published, updated_at, lat, lon, stats
 // GetRecord implements cms.Store.
 func (s *Store) GetRecord(ctx context.Context, account string, kind cms.Kind, id string) (*cms.Entry, error) {
 	var rows []recordRow
-	query := "SELECT " + recordColumns + " FROM records WHERE account = ? AND kind = ? AND id = ?"
+	query := s.selectRecords(kind, "records") + " WHERE account = ? AND kind = ? AND id = ?"
 	if s.inTx && s.opts.RowLock != "" {
 		query += " " + s.opts.RowLock
 	}
@@ -61,7 +64,7 @@ func (s *Store) GetRecord(ctx context.Context, account string, kind cms.Kind, id
 	if len(rows) == 0 {
 		return nil, notFound(kind.Title() + " " + id)
 	}
-	entries, err := s.entries(ctx, account, kind, rows)
+	entries, err := s.entries(account, kind, rows)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +78,7 @@ func (s *Store) GetRecords(ctx context.Context, account string, kind cms.Kind, i
 		return []*cms.Entry{}, nil
 	}
 	var rows []recordRow
-	query := "SELECT " + recordColumns + " FROM records WHERE account = ? AND kind = ? AND id " + s.opts.InList
+	query := s.selectRecords(kind, "records") + " WHERE account = ? AND kind = ? AND id " + s.opts.InList
 	if s.inTx && s.opts.RowLock != "" {
 		query += " " + s.opts.RowLock
 	}
@@ -83,7 +86,7 @@ func (s *Store) GetRecords(ctx context.Context, account string, kind cms.Kind, i
 	if err != nil {
 		return nil, s.fail(err)
 	}
-	entries, err := s.entries(ctx, account, kind, rows)
+	entries, err := s.entries(account, kind, rows)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +117,7 @@ func (s *Store) ListRecords(ctx context.Context, p cms.ListParams) iter.Seq2[*cm
 				yield(nil, err)
 				return
 			}
-			entries, err := s.entries(ctx, p.Account, p.Kind, rows)
+			entries, err := s.entries(p.Account, p.Kind, rows)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -187,12 +190,28 @@ func (s *Store) ListQuery(p cms.ListParams, after string, n int) (string, []any)
 		args = append(args, p.Account, p.MapID)
 	}
 	args = append(args, n)
-	return "SELECT " + recordColumns + " FROM " + table + " WHERE " + strings.Join(where, " AND ") +
+	return s.selectRecords(p.Kind, table) + " WHERE " + strings.Join(where, " AND ") +
 		" ORDER BY id LIMIT ?", args
 }
 
+// selectRecords is "SELECT ... FROM table" of records of kind, with the
+// assignment lists of Resources and Maps in the same statement.
+func (s *Store) selectRecords(kind cms.Kind, table string) string {
+	sd := resourceSide
+	switch kind {
+	case cms.KindResource:
+	case cms.KindMap:
+		sd = mapSide
+	default:
+		return "SELECT " + recordColumns + " FROM " + table
+	}
+	return "SELECT " + recordColumns + ", (SELECT " + s.opts.PairsJSON(sd.other, "role", sd.ownerPos) +
+		" FROM assignments WHERE assignments.account = records.account AND assignments." + sd.owner +
+		" = records.id) AS assigned FROM " + table
+}
+
 // entries decodes rows and fills the assignment lists of Resources and Maps.
-func (s *Store) entries(ctx context.Context, account string, kind cms.Kind, rows []recordRow) ([]*cms.Entry, error) {
+func (s *Store) entries(account string, kind cms.Kind, rows []recordRow) ([]*cms.Entry, error) {
 	entries := make([]*cms.Entry, len(rows))
 	for i, row := range rows {
 		rec := cms.NewRecord(kind)
@@ -203,10 +222,10 @@ func (s *Store) entries(ctx context.Context, account string, kind cms.Kind, rows
 			Account: account, Record: rec, Updated: fromMicros(row.UpdatedAt),
 			StatsAccess: row.StatsAccess, StatsLastAccess: fromNullMicros(row.StatsLastAccess),
 		}
-	}
-	if kind == cms.KindResource || kind == cms.KindMap {
-		if err := s.fillAssignments(ctx, account, kind, entries); err != nil {
-			return nil, err
+		if kind == cms.KindResource || kind == cms.KindMap {
+			if err := setAssigned(rec, row.Assigned); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return entries, nil

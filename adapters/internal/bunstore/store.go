@@ -58,6 +58,10 @@ type Options struct {
 	// read-modify-write holds the row ("FOR UPDATE" on PostgreSQL; SQLite's
 	// transactions hold the write lock from their start).
 	RowLock string
+	// PairsJSON is the aggregate that gives a JSON array text of [a, b]
+	// pairs ordered by order, "[]" for no rows: a record query reads a
+	// Resource's or Map's assignment lists with it, in the same statement.
+	PairsJSON func(a, b, order string) string
 	// Numbered turns ? placeholders into $1, $2, ... (PostgreSQL).
 	Numbered bool
 	// Close releases what the adapter opened.
