@@ -26,12 +26,14 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 	byLang := map[string]map[string]string{} // lang -> alias -> id
 	var taken error
 	docs, indexes := s.documents(entries)
+	seen := make(map[string]bool, len(entries))
 	for i, e := range entries {
 		rec := e.Record
 		id := rec.RecordID()
-		if e.Account != account || string(rec.Kind()) != kind || slices.Contains(ids[:i], id) {
+		if e.Account != account || string(rec.Kind()) != kind || seen[id] {
 			return &cms.Error{Code: cms.CodeInternal, Message: "PutRecords: entries of one account and kind with distinct ids"}
 		}
+		seen[id] = true
 		ids[i] = id
 		ix := indexes[i]
 		var lat, lon *float64
