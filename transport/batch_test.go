@@ -376,3 +376,37 @@ func TestBatchEveryKind(t *testing.T) {
 		}
 	})
 }
+
+// TestBatchAndSingleCreate: a single create of an id a running batch also
+// creates loses nothing. Whichever comes first, the other merges onto it:
+// the record holds the fields of both, and exactly one of them created it.
+func TestBatchAndSingleCreate(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		var recs []string
+		for i := range 4000 {
+			recs = append(recs, fmt.Sprintf(`{"id":"bs%04d","published":true}`, i))
+		}
+		// In the first chunk: written long before the batch commits.
+		recs[5] = `{"id":"shared","title":"from the batch","published":true}`
+		id := submit(t, e, "resource", "["+strings.Join(recs, ",")+"]")
+		e.token("admin") // cached before two goroutines read the cache
+		var wg sync.WaitGroup
+		wg.Go(func() { process(t, e) })
+		var single int
+		wg.Go(func() {
+			time.Sleep(150 * time.Millisecond) // most often while the batch runs
+			single = e.send("admin", "POST", "/api/bw/v2/resource", `{"id":"shared","contactPhone":"+39 06 1234"}`, nil).Code
+		})
+		wg.Wait()
+		status := statusOf(t, e, "resource", id)
+		batchCreated := strings.Contains(status, `"created":4000`)
+		if !strings.Contains(status, `"status":"done"`) || batchCreated == (single == 201) || (single != 201 && single != 202) {
+			t.Errorf("exactly one create: single %d, batch %s", single, status)
+		}
+		w := e.send("admin", "GET", "/api/bw/v2/resource/shared", "", nil)
+		if !strings.Contains(w.Body.String(), `"title":"from the batch"`) || !strings.Contains(w.Body.String(), `"contactPhone":"+39 06 1234"`) {
+			t.Errorf("a write was lost: %.400s", w.Body)
+		}
+	})
+}
