@@ -123,7 +123,7 @@ func problemError(rec Record, idSet bool, problems []fieldProblem) error {
 	return recordProblems(rec.Kind(), rec.RecordID(), idSet, problems)
 }
 
-// problemsOf is problemError for a record of kind and id.
+// recordProblems is problemError for a record of kind and id.
 func recordProblems(kind Kind, id string, idSet bool, problems []fieldProblem) error {
 	if len(problems) == 0 {
 		return nil

@@ -189,8 +189,6 @@ func appendNumber(dst []byte, f float64) []byte {
 	return strconv.AppendFloat(dst, f, format, -1, 64)
 }
 
-// appendLangMap writes the storage form of a multi-language field: an
-// object from language code to value, in code order.
 // sortedCodes appends the language codes of m to buf, sorted: a record has
 // a few, so buf on the caller's stack saves allocating them.
 func sortedCodes[V any](buf []string, m Langs[V]) []string {
@@ -201,6 +199,8 @@ func sortedCodes[V any](buf []string, m Langs[V]) []string {
 	return buf
 }
 
+// appendLangMap writes the storage form of a multi-language field: an
+// object from language code to value, in code order.
 func appendLangMap(dst []byte, fv reflect.Value) []byte {
 	dst = append(dst, '{')
 	switch p := fv.Addr().Interface().(type) {

@@ -17,12 +17,6 @@ var (
 	resourceSide = side{owner: "resource_id", ownerPos: "resource_pos", other: "map_id", otherPos: "map_pos"}
 )
 
-type assignmentRow struct {
-	MapID      string `bun:"map_id"`
-	ResourceID string `bun:"resource_id"`
-	Role       string `bun:"role"`
-}
-
 // SetMapResources implements cms.Store.
 func (s *Store) SetMapResources(ctx context.Context, account, mapID string, role cms.Role, resourceIDs []string) error {
 	return s.setSide(ctx, account, mapSide, mapID, role, resourceIDs)
