@@ -397,7 +397,7 @@ func (b *bulkTx) copyEntry(e *Entry) (*Entry, error) {
 	for role, ids := range lists {
 		lists[role] = slices.Clone(ids)
 	}
-	setAssignedLists(rec, lists)
+	SetAssignmentLists(rec, lists[RolePrimary], lists[RoleSecondary])
 	c := *e
 	c.Record = rec
 	return &c, nil

@@ -124,23 +124,24 @@ func refKindText(toKind string) string {
 	return Kind(toKind).Title()
 }
 
-// setAssignedLists gives a Resource or Map the assignment lists of lists,
-// in the form GetRecord fills them.
-func setAssignedLists(rec Record, lists map[Role][]string) {
-	primary, secondary := NullOf(nonNil(lists[RolePrimary])), NullOf(nonNil(lists[RoleSecondary]))
+// SetAssignmentLists gives a Resource its mapIds and mapSecondaryIds, or a
+// Map its resourceIds and secondaryResourceIds, as a store reads them (an
+// empty list, never null); other kinds have none. Adapters fill read
+// records with it.
+func SetAssignmentLists(rec Record, primary, secondary []string) {
+	if primary == nil {
+		primary = []string{}
+	}
+	if secondary == nil {
+		secondary = []string{}
+	}
+	p, s := NullOf(primary), NullOf(secondary)
 	switch r := rec.(type) {
 	case *Resource:
-		r.MapIDs, r.MapSecondaryIDs = primary, secondary
+		r.MapIDs, r.MapSecondaryIDs = p, s
 	case *Map:
-		r.ResourceIDs, r.SecondaryResourceIDs = primary, secondary
+		r.ResourceIDs, r.SecondaryResourceIDs = p, s
 	}
-}
-
-func nonNil(ids []string) []string {
-	if ids == nil {
-		return []string{}
-	}
-	return ids
 }
 
 // assignmentSide is one side of the Resource-Map assignments as a body

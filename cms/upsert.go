@@ -147,7 +147,7 @@ func (s *Service) upsertIn(ctx context.Context, tx Store, p Principal, codec *Co
 		return res, err
 	}
 	// merged holds the lists as stored now: a batch reads it again.
-	setAssignedLists(merged, assigned)
+	SetAssignmentLists(merged, assigned[RolePrimary], assigned[RoleSecondary])
 	if entry != nil && !reassigned && bytes.Equal(before, s.doc.Marshal(merged)) {
 		res.Outcome = Skipped
 		return res, nil

@@ -149,19 +149,6 @@ func setAssigned(rec cms.Record, pairs *string) error {
 			secondary = append(secondary, p[0])
 		}
 	}
-	p, sec := cms.NullOf(orEmpty(primary)), cms.NullOf(orEmpty(secondary))
-	switch r := rec.(type) {
-	case *cms.Resource:
-		r.MapIDs, r.MapSecondaryIDs = p, sec
-	case *cms.Map:
-		r.ResourceIDs, r.SecondaryResourceIDs = p, sec
-	}
+	cms.SetAssignmentLists(rec, primary, secondary)
 	return nil
-}
-
-func orEmpty(ids []string) []string {
-	if ids == nil {
-		return []string{}
-	}
-	return ids
 }
