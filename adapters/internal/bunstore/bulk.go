@@ -5,6 +5,7 @@ import (
 	"maps"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/bwcms/cms/cms"
@@ -64,6 +65,14 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 		return taken // two of the set name one alias
 	}
 	return s.tx(ctx, func(s *Store) error {
+		if len(entries) == 1 {
+			// One record (a single upsert): its aliases are checked before
+			// any write, one query where a savepoint takes two.
+			if err := s.checkAliases(ctx, account, kind, ids[0], indexes[0].Aliases); err != nil {
+				return err
+			}
+			return s.putRecords(ctx, account, kind, ids, records, aliases, refs, byLang)
+		}
 		// A savepoint undoes a refused put, so a caller that goes on in its
 		// transaction commits no half of it.
 		if _, err := s.exec(ctx, "SAVEPOINT put_records"); err != nil {
@@ -87,14 +96,18 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 // a record outside the set is not inserted, and is then named.
 func (s *Store) putRecords(ctx context.Context, account, kind string, ids []string, records, aliases, refs []any,
 	byLang map[string]map[string]string) error {
+	// One id (a single upsert) is a key look-up, not a list to unpack.
+	in, idsArg := s.opts.InList, s.opts.List(ids)
+	if len(ids) == 1 {
+		in, idsArg = "= ?", ids[0]
+	}
 	if err := s.insertRows(ctx, "INSERT INTO records ("+recordColumns+") VALUES ", 10, records,
 		" ON CONFLICT (account, kind, id) DO UPDATE SET published = EXCLUDED.published, "+
 			"updated_at = EXCLUDED.updated_at, lat = EXCLUDED.lat, lon = EXCLUDED.lon, "+
 			"stats_access = EXCLUDED.stats_access, stats_last_access = EXCLUDED.stats_last_access, doc = EXCLUDED.doc"); err != nil {
 		return err
 	}
-	if _, err := s.exec(ctx, "DELETE FROM aliases WHERE account = ? AND kind = ? AND record_id "+s.opts.InList,
-		account, kind, s.opts.List(ids)); err != nil {
+	if _, err := s.exec(ctx, "DELETE FROM aliases WHERE account = ? AND kind = ? AND record_id "+in, account, kind, idsArg); err != nil {
 		return err
 	}
 	n, err := s.insertRowsCount(ctx, "INSERT INTO aliases (account, kind, lang, alias, record_id) VALUES ", 5, aliases,
@@ -117,11 +130,46 @@ func (s *Store) putRecords(ctx context.Context, account, kind string, ids []stri
 		}
 		return conflict("urlAlias taken concurrently")
 	}
-	if _, err := s.exec(ctx, "DELETE FROM refs WHERE account = ? AND from_kind = ? AND from_id "+s.opts.InList,
-		account, kind, s.opts.List(ids)); err != nil {
+	if _, err := s.exec(ctx, "DELETE FROM refs WHERE account = ? AND from_kind = ? AND from_id "+in, account, kind, idsArg); err != nil {
 		return err
 	}
 	return s.insertRows(ctx, "INSERT INTO refs (account, from_kind, from_id, field, to_kind, to_id, single) VALUES ", 7, refs, "")
+}
+
+// checkAliases refuses, as an *AliasError, aliases held by another record
+// (the first in language order), in one query.
+func (s *Store) checkAliases(ctx context.Context, account, kind, id string, aliases map[string]string) error {
+	if len(aliases) == 0 {
+		return nil
+	}
+	langs := sortedKeys(aliases)
+	// One key look-up per language, in one statement: an OR of them is
+	// not answered from the key by SQLite.
+	var q strings.Builder
+	args := make([]any, 0, 4*len(langs))
+	for i, lang := range langs {
+		if i > 0 {
+			q.WriteString(" UNION ALL ")
+		}
+		q.WriteString("SELECT lang, alias, record_id FROM aliases WHERE account = ? AND kind = ? AND lang = ? AND alias = ?")
+		args = append(args, account, kind, lang, aliases[lang])
+	}
+	var rows []aliasRow
+	if err := s.scan(ctx, s.read, &rows, q.String(), args...); err != nil {
+		return s.fail(err)
+	}
+	held := make(map[string]string, len(rows))
+	for _, r := range rows {
+		if r.RecordID != id {
+			held[r.Lang] = r.RecordID
+		}
+	}
+	for _, lang := range langs {
+		if holder, ok := held[lang]; ok {
+			return aliasTaken(lang, aliases[lang], holder)
+		}
+	}
+	return nil
 }
 
 // documents marshals and indexes entries on every core: for a batch it is
@@ -129,16 +177,21 @@ func (s *Store) putRecords(ctx context.Context, account, kind string, ids []stri
 func (s *Store) documents(entries []*cms.Entry) ([]string, []cms.RecordIndex) {
 	docs, indexes := make([]string, len(entries)), make([]cms.RecordIndex, len(entries))
 	workers := min(runtime.GOMAXPROCS(0), (len(entries)+63)/64)
+	work := func(w int) {
+		var buf []byte // one buffer a worker: Marshal's would be one a record
+		for i := w; i < len(entries); i += workers {
+			indexes[i] = s.docs.Index(entries[i].Record)
+			buf = s.docs.Append(buf[:0], entries[i].Record)
+			docs[i] = string(buf)
+		}
+	}
+	if workers == 1 { // a single put: no goroutine
+		work(0)
+		return docs, indexes
+	}
 	var wg sync.WaitGroup
 	for w := range workers {
-		wg.Go(func() {
-			var buf []byte // one buffer a worker: Marshal's would be one a record
-			for i := w; i < len(entries); i += workers {
-				indexes[i] = s.docs.Index(entries[i].Record)
-				buf = s.docs.Append(buf[:0], entries[i].Record)
-				docs[i] = string(buf)
-			}
-		})
+		wg.Go(func() { work(w) })
 	}
 	wg.Wait()
 	return docs, indexes

@@ -231,106 +231,9 @@ func (s *Store) entries(account string, kind cms.Kind, rows []recordRow) ([]*cms
 	return entries, nil
 }
 
-// PutRecord implements cms.Store.
+// PutRecord implements cms.Store: PutRecords of one record.
 func (s *Store) PutRecord(ctx context.Context, e *cms.Entry) error {
-	rec := e.Record
-	kind, id := string(rec.Kind()), rec.RecordID()
-	ix := s.docs.Index(rec)
-	row := recordRow{
-		Account: e.Account, Kind: kind, ID: id, Published: ix.Published, UpdatedAt: micros(e.Updated),
-		StatsAccess: e.StatsAccess, StatsLastAccess: nullMicros(e.StatsLastAccess),
-		Doc: string(s.docs.Marshal(rec)),
-	}
-	if ix.Lat.Valid {
-		row.Lat = &ix.Lat.Value
-	}
-	if ix.Lon.Valid {
-		row.Lon = &ix.Lon.Value
-	}
-	return s.tx(ctx, func(s *Store) error {
-		// A taken alias refuses the put before anything is written, so a
-		// caller that goes on inside its transaction commits no half record.
-		if err := s.checkAliases(ctx, e.Account, kind, id, ix.Aliases); err != nil {
-			return err
-		}
-		_, err := s.exec(ctx, "INSERT INTO records ("+recordColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "+
-			"ON CONFLICT (account, kind, id) DO UPDATE SET published = EXCLUDED.published, "+
-			"updated_at = EXCLUDED.updated_at, lat = EXCLUDED.lat, lon = EXCLUDED.lon, "+
-			"stats_access = EXCLUDED.stats_access, stats_last_access = EXCLUDED.stats_last_access, doc = EXCLUDED.doc",
-			row.Account, row.Kind, row.ID, row.Published, row.UpdatedAt, row.Lat, row.Lon,
-			row.StatsAccess, row.StatsLastAccess, row.Doc)
-		if err != nil {
-			return err
-		}
-		if err := s.putAliases(ctx, e.Account, kind, id, ix.Aliases); err != nil {
-			return err
-		}
-		return s.putRefs(ctx, e.Account, kind, id, ix.Refs)
-	})
-}
-
-// putAliases replaces the record's aliases. ON CONFLICT DO NOTHING instead
-// of catching a unique violation keeps a PostgreSQL transaction usable, so
-// the holder can be named; under concurrency the insert waits for the other
-// writer and then sees its committed row.
-func (s *Store) putAliases(ctx context.Context, account, kind, id string, aliases map[string]string) error {
-	if _, err := s.exec(ctx, "DELETE FROM aliases WHERE account = ? AND kind = ? AND record_id = ?", account, kind, id); err != nil {
-		return err
-	}
-	if len(aliases) == 0 {
-		return nil
-	}
-	langs := sortedKeys(aliases)
-	args := make([]any, 0, 5*len(langs))
-	for _, lang := range langs {
-		args = append(args, account, kind, lang, aliases[lang], id)
-	}
-	n, err := s.exec(ctx, "INSERT INTO aliases (account, kind, lang, alias, record_id) VALUES "+rowsOf(len(langs), 5)+
-		" ON CONFLICT (account, kind, lang, alias) DO NOTHING", args...)
-	if err != nil || int(n) == len(langs) {
-		return err
-	}
-	// A concurrent writer took one meanwhile: name it.
-	if err := s.checkAliases(ctx, account, kind, id, aliases); err != nil {
-		return err
-	}
-	return conflict("urlAlias taken concurrently")
-}
-
-// checkAliases refuses, as an *AliasError, aliases held by another record
-// (the first in language order), in one query.
-func (s *Store) checkAliases(ctx context.Context, account, kind, id string, aliases map[string]string) error {
-	if len(aliases) == 0 {
-		return nil
-	}
-	langs := sortedKeys(aliases)
-	// One key look-up per language, in one statement: an OR of them is
-	// not answered from the key by SQLite.
-	var q strings.Builder
-	args := make([]any, 0, 4*len(langs))
-	for i, lang := range langs {
-		if i > 0 {
-			q.WriteString(" UNION ALL ")
-		}
-		q.WriteString("SELECT lang, alias, record_id FROM aliases WHERE account = ? AND kind = ? AND lang = ? AND alias = ?")
-		args = append(args, account, kind, lang, aliases[lang])
-	}
-	var rows []aliasRow
-	if err := s.scan(ctx, s.read, &rows, q.String(), args...); err != nil {
-		return s.fail(err)
-	}
-	held := make(map[string]string, len(rows))
-	for _, r := range rows {
-		if r.RecordID != id {
-			held[r.Lang] = r.RecordID
-		}
-	}
-	for _, lang := range langs {
-		if holder, ok := held[lang]; ok {
-			return aliasTaken(lang, aliases[lang], holder)
-		}
-	}
-	return nil
+	return s.PutRecords(ctx, []*cms.Entry{e})
 }
 
 type aliasRow struct {
@@ -347,22 +250,6 @@ type refRow struct {
 	ToKind   string `bun:"to_kind"`
 	ToID     string `bun:"to_id"`
 	Single   bool   `bun:"single"`
-}
-
-func (s *Store) putRefs(ctx context.Context, account, kind, id string, refs []cms.Reference) error {
-	if _, err := s.exec(ctx, "DELETE FROM refs WHERE account = ? AND from_kind = ? AND from_id = ?", account, kind, id); err != nil {
-		return err
-	}
-	if len(refs) == 0 {
-		return nil
-	}
-	args := make([]any, 0, 7*len(refs))
-	for _, r := range refs {
-		args = append(args, account, kind, id, r.Field, r.ToKind, r.ToID, r.Single)
-	}
-	_, err := s.exec(ctx, "INSERT INTO refs (account, from_kind, from_id, field, to_kind, to_id, single) VALUES "+
-		rowsOf(len(refs), 7), args...)
-	return err
 }
 
 // DeleteRecord implements cms.Store.
