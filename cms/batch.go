@@ -27,7 +27,8 @@ var errBatchShape = errors.New("a batch is one JSON array of objects")
 // one strict JSON array of objects; CodeInvalid listing every problem of
 // every record; CodeTooLarge over Options.MaxBatchRecords;
 // CodeUnauthorized, CodeForbidden (write; delete too when a record asks
-// deleteElementIrreversibly).
+// deleteElementIrreversibly). While this service's own workers run, it may
+// keep body until they apply the batch: the caller must not change it.
 func (s *Service) SubmitBatch(ctx context.Context, kind Kind, body []byte) (BatchReceipt, error) {
 	p, err := s.caller(ctx, kind, ActionWrite)
 	if err != nil {
@@ -54,6 +55,10 @@ func (s *Service) SubmitBatch(ctx context.Context, kind Kind, body []byte) (Batc
 	if err := s.store.EnqueueBatch(ctx, b); err != nil {
 		return BatchReceipt{}, err
 	}
+	if s.workers.Load() > 0 {
+		s.handoff.put(id, body, now, s.opts.BatchLease)
+	}
+	s.handoff.notify()
 	return BatchReceipt{ID: id, Count: count}, nil
 }
 
@@ -201,6 +206,8 @@ func (s *Service) BatchStatus(ctx context.Context, kind Kind, id string) (*Batch
 // rolled back and left to its lease, so any instance takes it up again.
 // n = 0 runs none (another process applies the batches).
 func (s *Service) RunBatchWorkers(ctx context.Context, n int) {
+	s.workers.Add(int32(n))
+	defer s.workers.Add(-int32(n))
 	var wg sync.WaitGroup
 	for range n {
 		owner, err := s.randomHex(8)
@@ -217,6 +224,7 @@ func (s *Service) RunBatchWorkers(ctx context.Context, n int) {
 				if !did || err != nil {
 					select {
 					case <-ctx.Done():
+					case <-s.handoff.wake:
 					case <-time.After(s.opts.BatchPoll):
 					}
 				}
@@ -238,6 +246,11 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 	}
 	if err != nil {
 		return false, err
+	}
+	if b.Payload = s.handoff.take(b.ID); b.Payload == nil {
+		if b.Payload, err = s.store.BatchPayload(ctx, b.ID); err != nil {
+			return true, fmt.Errorf("cms: reading batch %s: %w", b.ID, err) // its lease brings it back
+		}
 	}
 	applyCtx, cancel := context.WithCancel(ctx)
 	defer cancel()

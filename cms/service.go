@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -68,6 +69,11 @@ type Options struct {
 	// BatchRetention is how long finished batches are kept for status
 	// queries before Purge deletes them. Default 7 days.
 	BatchRetention time.Duration
+	// BatchHandoff is how many bytes of submitted batch bodies the service
+	// keeps in memory, while its own workers run, for them to apply
+	// without reading the body back from the store. Default 64 MiB (one
+	// largest batch); negative: none, workers always read the store.
+	BatchHandoff int
 
 	// UserRecheck is how long a user's disabled state is trusted before
 	// it is read again; a disabled user's access tokens stop working after
@@ -127,6 +133,12 @@ func (o Options) withDefaults() Options {
 	if o.BatchRetention == 0 {
 		o.BatchRetention = 7 * 24 * time.Hour
 	}
+	switch {
+	case o.BatchHandoff == 0:
+		o.BatchHandoff = 64 << 20
+	case o.BatchHandoff < 0:
+		o.BatchHandoff = 0
+	}
 	if o.UserRecheck == 0 {
 		o.UserRecheck = 2 * time.Second
 	}
@@ -146,6 +158,10 @@ type Service struct {
 	// language configuration (key Languages.String()).
 	doc    *Codec
 	codecs sync.Map
+	// handoff passes submitted batches to the workers of this process;
+	// workers counts those running (RunBatchWorkers).
+	handoff *handoff
+	workers atomic.Int32
 }
 
 // NewService returns a Service on store.
@@ -163,7 +179,7 @@ func NewService(store Store, opts *Options) (*Service, error) {
 		return nil, errors.New("cms: Options durations and counts must not be negative")
 	}
 	s := &Service{store: store, opts: o, log: o.Logger,
-		hasher: newHasher(o.Passwords, o.HashConcurrency, o.Rand)}
+		hasher: newHasher(o.Passwords, o.HashConcurrency, o.Rand), handoff: newHandoff(o.BatchHandoff)}
 	s.creds = o.Credentials
 	if s.creds == nil {
 		s.creds = storeCredentials{s}

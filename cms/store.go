@@ -343,10 +343,12 @@ const (
 
 // Batch is a queued batch create/update.
 type Batch struct {
-	ID        string
-	Account   string
-	Kind      Kind
-	Payload   []byte // the JSON array as received
+	ID      string
+	Account string
+	Kind    Kind
+	// Payload is the JSON array as received: set for EnqueueBatch, read
+	// back with BatchPayload (the other calls leave it empty).
+	Payload   []byte
 	Count     int
 	Status    BatchStatus
 	Requested time.Time
@@ -373,9 +375,15 @@ type BatchStore interface {
 	EnqueueBatch(ctx context.Context, b *Batch) error
 	// ClaimBatch takes the oldest batch that is waiting, or processing with
 	// a lease that ended before now, for owner until leaseUntil, and
-	// returns it (status processing, attempts + 1). Two claimers never get
-	// the same batch. CodeNotFound when there is none.
+	// returns it without its payload (status processing, attempts + 1).
+	// Two claimers never get the same batch. CodeNotFound when there is
+	// none.
 	ClaimBatch(ctx context.Context, owner string, now, leaseUntil time.Time) (*Batch, error)
+	// BatchPayload returns the payload of a batch not yet finished, in a
+	// slice the caller owns. CodeNotFound for a finished or unknown batch.
+	// Apart from ClaimBatch, so a worker that has the payload in memory
+	// (its own process submitted it) does not read megabytes back.
+	BatchPayload(ctx context.Context, id string) ([]byte, error)
 	// HeartbeatBatch extends the lease of a batch owner holds.
 	// CodeConflict when owner no longer holds it.
 	HeartbeatBatch(ctx context.Context, id, owner string, leaseUntil time.Time) error

@@ -418,3 +418,64 @@ func TestBatchAndSingleCreate(t *testing.T) {
 		}
 	})
 }
+
+// payloadReads counts the batch payloads read back from the store.
+type payloadReads struct {
+	cms.Store
+	n *atomic.Int32
+}
+
+func (p payloadReads) BatchPayload(ctx context.Context, id string) ([]byte, error) {
+	p.n.Add(1)
+	return p.Store.BatchPayload(ctx, id)
+}
+
+// TestBatchHandoff: the workers of the instance that stored a batch are
+// woken at once and apply it from memory, without reading it back; a body
+// over the handoff's bound is read from the store. The records are the
+// same either way.
+func TestBatchHandoff(t *testing.T) {
+	t.Parallel()
+	reads := new(atomic.Int32)
+	e := newEnv(t, envOptions{
+		store: func(tb testing.TB) cms.Store { return payloadReads{openSQLite(tb), reads} },
+		// An hour's poll: only the wake can start the worker in time.
+		svc: func(o *cms.Options) { o.BatchPoll = time.Hour; o.BatchHandoff = 4096 },
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		e.svc.RunBatchWorkers(ctx, 1)
+	}()
+	defer func() { cancel(); <-stopped }()
+	waitDone := func(id string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.Contains(statusOf(t, e, "resource", id), `"status":"done"`) {
+			if time.Now().After(deadline) {
+				t.Fatalf("batch %s not done: %s", id, statusOf(t, e, "resource", id))
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	// The first batch may come before the worker is up: it finds it when
+	// it starts, from the store or from memory.
+	waitDone(submit(t, e, "resource", `[{"id":"ho0","title":"warm"}]`))
+
+	reads.Store(0)
+	waitDone(submit(t, e, "resource", `[{"id":"ho1","title":"from memory"},{"id":"ho2","title":"also"}]`))
+	if n := reads.Load(); n != 0 {
+		t.Errorf("a batch of this instance read back %d times", n)
+	}
+	big := fmt.Sprintf(`[{"id":"ho3","title":"from the store","htmlContent":"<p>%s</p>"}]`, strings.Repeat("x", 5000))
+	waitDone(submit(t, e, "resource", big))
+	if n := reads.Load(); n != 1 {
+		t.Errorf("a body over the bound read %d times, want 1", n)
+	}
+	for id, want := range map[string]string{"ho1": "from memory", "ho2": "also", "ho3": "from the store"} {
+		if got := field(t, e.send("admin", "GET", "/api/bw/v2/resource/"+id+"/published/*", "", nil), "title"); got != want {
+			t.Errorf("%s title %v, want %q", id, got, want)
+		}
+	}
+}

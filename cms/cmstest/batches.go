@@ -40,7 +40,20 @@ func claim(tb testing.TB, s cms.Store, owner string, now, leaseUntil time.Time) 
 	if err != nil {
 		tb.Fatalf("ClaimBatch(%s, %v): %v", owner, now, err)
 	}
+	if len(b.Payload) != 0 {
+		tb.Errorf("ClaimBatch(%s) gave the payload %q; BatchPayload reads it", owner, b.Payload)
+	}
 	return b
+}
+
+// payloadOf reads the payload of a batch that must have one.
+func payloadOf(tb testing.TB, s cms.Store, id string) string {
+	tb.Helper()
+	p, err := s.BatchPayload(tb.Context(), id)
+	if err != nil {
+		tb.Fatalf("BatchPayload(%s): %v", id, err)
+	}
+	return string(p)
 }
 
 func wantNoClaim(tb testing.TB, s cms.Store, now time.Time, what string) {
@@ -98,7 +111,7 @@ func testBatches(t *testing.T, open func(t *testing.T) cms.Store) {
 			lease := now.Add(time.Duration(i+1) * time.Minute)
 			got := claim(t, s, fmt.Sprintf("w-%d", i), now, lease)
 			if got.ID != want || got.Status != cms.BatchProcessing || got.Attempts != 1 || got.Owner != fmt.Sprintf("w-%d", i) ||
-				!got.LeaseUntil.Equal(lease) || !got.StatusAt.Equal(now) || string(got.Payload) != `[{"id":"r-`+want+`"}]` ||
+				!got.LeaseUntil.Equal(lease) || !got.StatusAt.Equal(now) || payloadOf(t, s, want) != `[{"id":"r-`+want+`"}]` ||
 				got.Count != 1 || got.Account != "a" || got.Kind != cms.KindResource {
 				t.Errorf("claim %d:\n got %+v\nwant %s, processing by w-%d until %v, attempt 1, with its payload", i+1, got, want, i, lease)
 			}
@@ -135,7 +148,7 @@ func testBatches(t *testing.T, open func(t *testing.T) cms.Store) {
 		later := now.Add(2 * time.Minute)
 		retaken := claim(t, s, "w-3", later, later.Add(time.Minute))
 		if retaken.ID != "b-2" || retaken.Attempts != 2 || retaken.Owner != "w-3" || retaken.Status != cms.BatchProcessing ||
-			!retaken.LeaseUntil.Equal(later.Add(time.Minute)) || string(retaken.Payload) != `[{"id":"r-b-2"}]` {
+			!retaken.LeaseUntil.Equal(later.Add(time.Minute)) || payloadOf(t, s, "b-2") != `[{"id":"r-b-2"}]` {
 			t.Errorf("claim after the lease ended:\n got %+v\nwant b-2 by w-3, attempt 2", retaken)
 		}
 		wantNoClaim(t, s, later, "claim while b-1's extended lease holds")
@@ -184,6 +197,10 @@ func testBatches(t *testing.T, open func(t *testing.T) cms.Store) {
 			t.Errorf("a refused call changed the finished batch: %+v", got)
 		}
 		wantNoClaim(t, s, now.Add(time.Hour), "finished batches are never claimed")
+		for _, id := range []string{"b-1", "b-2", "b-9"} {
+			_, err := s.BatchPayload(ctx, id)
+			wantCode(t, err, cms.CodeNotFound, "BatchPayload of a finished or unknown batch")
+		}
 	})
 
 	t.Run("Purge", func(t *testing.T) {

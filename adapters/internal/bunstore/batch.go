@@ -70,18 +70,12 @@ func (s *Store) ClaimBatch(ctx context.Context, owner string, now, leaseUntil ti
 	if len(rows) == 0 {
 		return nil, notFound("waiting batch")
 	}
-	b := rows[0].batch()
-	payload, err := s.payload(ctx, b.ID)
-	if err != nil {
-		return nil, err
-	}
-	b.Payload = payload
-	return b, nil
+	return rows[0].batch(), nil
 }
 
-// payload reads a batch's payload with one copy out of the driver (a
-// scan into []byte would make two: megabytes each).
-func (s *Store) payload(ctx context.Context, id string) ([]byte, error) {
+// BatchPayload implements cms.Store. It reads with one copy out of the
+// driver (a scan into []byte would make two: megabytes each).
+func (s *Store) BatchPayload(ctx context.Context, id string) ([]byte, error) {
 	rows, err := s.write.QueryContext(ctx, s.text("SELECT payload FROM batch_payloads WHERE id = ?"), id)
 	if err != nil {
 		return nil, s.fail(err)
@@ -91,7 +85,7 @@ func (s *Store) payload(ctx context.Context, id string) ([]byte, error) {
 		if err := rows.Err(); err != nil {
 			return nil, s.fail(err)
 		}
-		return nil, &cms.Error{Code: cms.CodeInternal, Message: "batch " + id + " has no payload"}
+		return nil, notFound("payload of batch " + id)
 	}
 	var raw sql.RawBytes
 	if err := rows.Scan(&raw); err != nil {

@@ -90,7 +90,10 @@ func UpgradeKeepsWaitingBatch(t *testing.T, open func(n int) (*Store, error)) {
 	}
 	defer s.Close()
 	got, err := s.ClaimBatch(ctx, "w", time.Now(), time.Now().Add(time.Minute))
-	if err != nil || got.ID != "b-1" || string(got.Payload) != string(payload) {
+	if err != nil || got.ID != "b-1" {
 		t.Fatalf("claim after upgrade: %+v, %v", got, err)
+	}
+	if kept, err := s.BatchPayload(ctx, "b-1"); err != nil || string(kept) != string(payload) {
+		t.Fatalf("payload after upgrade: %q, %v", kept, err)
 	}
 }
