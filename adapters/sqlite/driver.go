@@ -1,6 +1,9 @@
 package sqlite
 
 import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -13,7 +16,39 @@ import (
 
 // The driver is github.com/mattn/go-sqlite3, chosen by measurement
 // (docs/performance.md). Only this file knows it.
-const driverName = "sqlite3"
+
+// role is what a pool of connections is for.
+type role int
+
+const (
+	writer       role = iota // the one connection that writes
+	reader                   // the read-only pool
+	checkpointer             // copies the WAL into the file in the background
+)
+
+// openDB opens a pool of connections of one role on path, through a
+// connector of its own (no driver registered by name). With
+// manualCheckpoints the writer does not checkpoint by itself: otherwise
+// the commit that takes the WAL past 1,000 pages copies it into the file
+// before it returns (about a tenth of a large batch).
+func openDB(path string, busy time.Duration, r role, manualCheckpoints bool) *sql.DB {
+	drv := &sqlite3.SQLiteDriver{}
+	if r == writer && manualCheckpoints {
+		drv.ConnectHook = func(c *sqlite3.SQLiteConn) error {
+			_, err := c.Exec("PRAGMA wal_autocheckpoint = 0", nil)
+			return err
+		}
+	}
+	return sql.OpenDB(connector{drv: drv, dsn: dsn(path, busy, r == reader)})
+}
+
+type connector struct {
+	drv *sqlite3.SQLiteDriver
+	dsn string
+}
+
+func (c connector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
+func (c connector) Driver() driver.Driver                        { return c.drv }
 
 // dsn builds the connection string: WAL, a busy timeout, foreign keys,
 // NORMAL synchronous (durable in WAL mode up to the last checkpointed

@@ -8,11 +8,11 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"embed"
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"runtime"
 	"time"
 
@@ -33,6 +33,14 @@ type Options struct {
 	// BusyTimeout is how long a statement waits for a lock held by another
 	// process. Default 10 seconds.
 	BusyTimeout time.Duration
+	// CheckpointEvery is how often a connection of its own copies the WAL
+	// into the database file, instead of the commit that takes the WAL past
+	// 1,000 pages (a large batch's commit then does not wait for it).
+	// Default 200 ms; negative: SQLite's automatic checkpoints.
+	CheckpointEvery time.Duration
+	// Logger receives what operators should know (a failing background
+	// checkpoint). Default: discard.
+	Logger *slog.Logger
 
 	// migrations replaces the embedded migrations (tests open older schemas).
 	migrations fs.FS
@@ -56,6 +64,13 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if o.BusyTimeout <= 0 {
 		o.BusyTimeout = 10 * time.Second
 	}
+	if o.CheckpointEvery == 0 {
+		o.CheckpointEvery = 200 * time.Millisecond
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	manual := o.CheckpointEvery > 0
 	if o.migrations == nil {
 		sub, err := fs.Sub(migrations, "migrations")
 		if err != nil {
@@ -63,10 +78,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		}
 		o.migrations = sub
 	}
-	writeDB, err := sql.Open(driverName, dsn(path, o.BusyTimeout, false))
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
-	}
+	writeDB := openDB(path, o.BusyTimeout, writer, manual)
 	// One writer: SQLite allows one at a time, and queueing in Go is
 	// cheaper than busy-waiting in SQLite.
 	writeDB.SetMaxOpenConns(1)
@@ -80,14 +92,16 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		write.Close()
 		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
 	}
-	readDB, err := sql.Open(driverName, dsn(path, o.BusyTimeout, true))
-	if err != nil {
-		write.Close()
-		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
-	}
+	readDB := openDB(path, o.BusyTimeout, reader, manual)
 	readDB.SetMaxOpenConns(o.ReadConns)
 	readDB.SetMaxIdleConns(o.ReadConns)
 	read := bun.NewDB(readDB, sqlitedialect.New())
+	var ckpt *checkpoints
+	if manual {
+		db := openDB(path, o.BusyTimeout, checkpointer, manual)
+		db.SetMaxOpenConns(1)
+		ckpt = startCheckpoints(db, o.CheckpointEvery, o.Logger)
+	}
 	return &Store{bunstore.New(bunstore.Options{
 		Write:     write,
 		Read:      read,
@@ -100,6 +114,9 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		},
 		List: jsonList,
 		Close: func() error {
+			if ckpt != nil {
+				ckpt.close()
+			}
 			rerr := read.Close()
 			if err := write.Close(); err != nil {
 				return err

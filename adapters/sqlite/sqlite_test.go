@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -169,4 +170,53 @@ func explain(tb testing.TB, s *Store, p cms.ListParams) string {
 		fmt.Fprintln(&b, r.Detail)
 	}
 	return b.String()
+}
+
+// TestBackgroundCheckpoints: a commit leaves its pages in the WAL (the
+// writer does not checkpoint); the background connection copies them into
+// the database file soon after. With CheckpointEvery negative, SQLite's
+// automatic checkpoint does it in the commit.
+func TestBackgroundCheckpoints(t *testing.T) {
+	t.Parallel()
+	const payload = 8 << 20 // 2,048 pages: past the automatic checkpoint's 1,000
+	fileSize := func(path string) int64 {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	write := func(every time.Duration) (path string, s *Store) {
+		path = filepath.Join(t.TempDir(), "cms.db")
+		s, err := Open(t.Context(), path, &Options{CheckpointEvery: every})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		b := &cms.Batch{ID: "big", Account: "a", Kind: cms.KindResource, Payload: make([]byte, payload), Count: 1,
+			Status: cms.BatchWaiting, Requested: time.Now(), StatusAt: time.Now()}
+		if err := s.EnqueueBatch(t.Context(), b); err != nil {
+			t.Fatal(err)
+		}
+		return path, s
+	}
+
+	path, _ := write(time.Hour)
+	if n := fileSize(path); n >= payload {
+		t.Errorf("the commit checkpointed: database file %d bytes", n)
+	}
+
+	path, _ = write(10 * time.Millisecond)
+	deadline := time.Now().Add(10 * time.Second)
+	for fileSize(path) < payload {
+		if time.Now().After(deadline) {
+			t.Fatalf("no background checkpoint: database file %d bytes", fileSize(path))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	path, _ = write(-1)
+	if n := fileSize(path); n < payload {
+		t.Errorf("SQLite's automatic checkpoint did not run: database file %d bytes", n)
+	}
 }

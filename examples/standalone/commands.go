@@ -149,7 +149,7 @@ func permsText(perms []string) string {
 
 // withService opens the database of cfg for one command.
 func withService(ctx context.Context, cfg map[string]string, fn func(*cms.Service) error) error {
-	store, err := openStore(ctx, cfg["db"])
+	store, err := openStore(ctx, cfg["db"], nil)
 	if err != nil {
 		return err
 	}

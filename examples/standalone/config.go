@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 
 	"github.com/bwcms/cms/adapters/postgres"
@@ -76,15 +77,16 @@ var errHelp = errors.New("help printed")
 
 var dbSetting = setting{"db", "CMS_DB", "sqlite:cms.db", "database: sqlite:PATH or postgres://..."}
 
-// openStore opens the database a --db value names.
-func openStore(ctx context.Context, db string) (cms.Store, error) {
+// openStore opens the database a --db value names; log gets the
+// adapter's warnings (nil: none).
+func openStore(ctx context.Context, db string, log *slog.Logger) (cms.Store, error) {
 	switch {
 	case strings.HasPrefix(db, "sqlite:"):
 		path := strings.TrimPrefix(db, "sqlite:")
 		if path == "" {
 			return nil, errors.New("--db sqlite: needs a file path (sqlite:cms.db)")
 		}
-		return sqlite.Open(ctx, path, nil)
+		return sqlite.Open(ctx, path, &sqlite.Options{Logger: log})
 	case strings.HasPrefix(db, "postgres://"), strings.HasPrefix(db, "postgresql://"):
 		return postgres.Open(ctx, db, nil)
 	}

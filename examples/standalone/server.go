@@ -125,7 +125,7 @@ func setUp(ctx context.Context, cfg map[string]string, e env, log *slog.Logger) 
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("--langs: %w", err)
 	}
-	store, err := openStore(ctx, cfg["db"])
+	store, err := openStore(ctx, cfg["db"], log)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -245,12 +245,12 @@ func workerCommand(ctx context.Context, args []string, e env) error {
 	if workers == 0 {
 		return errors.New("--batch-workers 0: a worker needs at least one")
 	}
-	store, err := openStore(ctx, cfg["db"])
+	log := slog.New(slog.NewTextHandler(e.stderr, nil))
+	store, err := openStore(ctx, cfg["db"], log)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	log := slog.New(slog.NewTextHandler(e.stderr, nil))
 	svc, err := cms.NewService(store, &cms.Options{Logger: log})
 	if err != nil {
 		return err
