@@ -73,23 +73,32 @@ func (s *Service) makeAliases(ctx context.Context, tx Store, p Principal, rec Re
 		if _, ok := given[lang]; ok {
 			continue
 		}
-		slug := Slug(titles[lang])
-		if slug == "" && lang == p.Langs.Default {
-			slug = Slug(rec.RecordID())
-		}
-		if slug == "" {
-			slug = Slug((*aliases)[p.Langs.Default])
-		}
-		if slug == "" {
-			slug = "record" // an id always has a letter or digit; this is only a guard
-		}
-		alias, err := UniqueAlias(AliasFromSlug(slug), aliasTaken(ctx, tx, p.Account, rec.Kind(), lang))
+		base := aliasBase(titles[lang], rec.RecordID(), (*aliases)[p.Langs.Default], lang == p.Langs.Default)
+		alias, err := UniqueAlias(base, aliasTaken(ctx, tx, p.Account, rec.Kind(), lang))
 		if err != nil {
 			return err
 		}
 		(*aliases)[lang] = alias
 	}
 	return nil
+}
+
+// aliasBase is the first candidate alias of a new record in a language
+// its body gives none: the slug of its title in that language, else (in
+// the default language) of its id, else of its alias in the default
+// language.
+func aliasBase(title, id, defaultAlias string, isDefault bool) string {
+	slug := Slug(title)
+	if slug == "" && isDefault {
+		slug = Slug(id)
+	}
+	if slug == "" {
+		slug = Slug(defaultAlias)
+	}
+	if slug == "" {
+		slug = "record" // an id always has a letter or digit; this is only a guard
+	}
+	return AliasFromSlug(slug)
 }
 
 // aliasTaken is UniqueAlias's question for one account, kind and language.

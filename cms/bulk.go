@@ -229,16 +229,17 @@ func (b *bulkTx) prefetch(ctx context.Context, s *Service, langs Languages, patc
 		if e, _ := b.entry(p.RecordID()); e != nil {
 			continue
 		}
-		// A new record is given the alias of its title where it has none.
+		// A new record is given an alias where it has none (makeAliases):
+		// the first candidate, which is most often free.
 		titles := titlesOf(p)
+		defaultAlias, ok := given[langs.Default]
+		if !ok {
+			defaultAlias = aliasBase(titles[langs.Default], p.RecordID(), "", true)
+		}
 		for _, lang := range langs.All {
-			if _, ok := given[lang]; ok {
-				continue
-			}
-			if slug := Slug(titles[lang]); slug != "" {
-				byLang[lang] = append(byLang[lang], AliasFromSlug(slug))
-			} else if lang == langs.Default {
-				byLang[lang] = append(byLang[lang], AliasFromSlug(Slug(p.RecordID())))
+			if _, ok := given[lang]; !ok {
+				base := aliasBase(titles[lang], p.RecordID(), defaultAlias, lang == langs.Default)
+				byLang[lang] = append(byLang[lang], base)
 			}
 		}
 	}

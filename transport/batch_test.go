@@ -479,3 +479,58 @@ func TestBatchHandoff(t *testing.T) {
 		}
 	}
 }
+
+// singleLookups counts the one-record look-ups a transaction makes.
+type singleLookups struct {
+	cms.Store
+	n *atomic.Int32
+}
+
+func (s singleLookups) WithTx(ctx context.Context, fn func(tx cms.Store) error) error {
+	return s.Store.WithTx(ctx, func(tx cms.Store) error { return fn(singleLookups{tx, s.n}) })
+}
+
+func (s singleLookups) AliasHolder(ctx context.Context, account string, kind cms.Kind, lang, alias string) (string, error) {
+	s.n.Add(1)
+	return s.Store.AliasHolder(ctx, account, kind, lang, alias)
+}
+
+func (s singleLookups) GetRecord(ctx context.Context, account string, kind cms.Kind, id string) (*cms.Entry, error) {
+	s.n.Add(1)
+	return s.Store.GetRecord(ctx, account, kind, id)
+}
+
+// TestBatchLooksUpInSets: applying new records that leave aliases to be
+// made (no title in some languages: the alias comes from the default
+// language's) and refer to stored records asks the store in sets, a chunk
+// at a time, never one record at a time.
+func TestBatchLooksUpInSets(t *testing.T) {
+	t.Parallel()
+	n := new(atomic.Int32)
+	e := newEnv(t, envOptions{store: func(tb testing.TB) cms.Store { return singleLookups{openSQLite(tb), n} }})
+	e.send("admin", "POST", "/api/bw/v2/map", `{"id":"sets-map"}`, nil)
+	var recs []string
+	for i := range 600 {
+		switch i % 3 {
+		case 0:
+			recs = append(recs, fmt.Sprintf(`{"id":"set%03d","title":"Set %d","mapIds":["sets-map"]}`, i, i))
+		case 1:
+			recs = append(recs, fmt.Sprintf(`{"id":"set%03d","title":"Set %d","title_it":"Insieme %d","poiResourceIds":["set%03d"]}`, i, i, i, i-1))
+		default:
+			recs = append(recs, fmt.Sprintf(`{"id":"set%03d","urlAlias":"/set-given-%d"}`, i, i))
+		}
+	}
+	id := submit(t, e, "resource", "["+strings.Join(recs, ",")+"]")
+	n.Store(0)
+	process(t, e)
+	if got := statusOf(t, e, "resource", id); !strings.Contains(got, `"status":"done"`) || !strings.Contains(got, `"created":600`) {
+		t.Fatalf("status: %s", got)
+	}
+	if got := n.Load(); got != 0 {
+		t.Errorf("%d single look-ups for 600 records", got)
+	}
+	w := e.send("admin", "GET", "/api/bw/v2/resource/set000/published/*", "", nil)
+	if got := field(t, w, "urlAlias_de"); got != "/set-0" {
+		t.Errorf("set000 urlAlias_de %v, want /set-0 (the default language's)", got)
+	}
+}
