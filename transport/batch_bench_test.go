@@ -207,7 +207,7 @@ func benchBatchOf(b *testing.B, open func(testing.TB) cms.Store, n int, body str
 				if got.Status == cms.BatchDone {
 					break
 				}
-				time.Sleep(time.Millisecond)
+				time.Sleep(10 * time.Millisecond)
 			}
 		})
 		b.StopTimer()

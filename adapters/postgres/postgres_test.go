@@ -91,6 +91,31 @@ func TestMigrations(t *testing.T) {
 	if err != nil || e.Record.(*cms.Resource).Title["en"] != "kept" {
 		t.Fatalf("record after upgrade: %v, %v", e, err)
 	}
+
+	// Migration 7: documents are text (a JSONB one converted), new ones
+	// compressed with lz4 when the server has it.
+	var docType string
+	if err := s.Write().QueryRowContext(ctx, "SELECT data_type FROM information_schema.columns "+
+		"WHERE table_schema = current_schema() AND table_name = 'records' AND column_name = 'doc'").Scan(&docType); err != nil || docType != "text" {
+		t.Errorf("records.doc is %q (%v), want text", docType, err)
+	}
+	big := &cms.Entry{Account: "a", Record: &cms.Resource{ID: "r-2", Title: cms.Langs[string]{"en": strings.Repeat("long title ", 500)}},
+		Updated: time.Now()}
+	if err := s.PutRecord(ctx, big); err != nil {
+		t.Fatal(err)
+	}
+	var lz4, compression string
+	if err := s.Write().QueryRowContext(ctx, "SELECT COALESCE((SELECT 'lz4' FROM pg_settings "+
+		"WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)), ''), "+
+		"COALESCE(pg_column_compression(doc), '') FROM records WHERE id = 'r-2'").Scan(&lz4, &compression); err != nil {
+		t.Fatal(err)
+	}
+	if compression != lz4 {
+		t.Errorf("a new document is compressed with %q, want %q", compression, lz4)
+	}
+	if e, err := s.GetRecord(ctx, "a", cms.KindResource, "r-2"); err != nil || e.Record.(*cms.Resource).Title["en"] != big.Record.(*cms.Resource).Title["en"] {
+		t.Errorf("the long document read back: %v", err)
+	}
 }
 
 // TestMigrationKeepsWaitingBatches upgrades a schema whose batches kept
