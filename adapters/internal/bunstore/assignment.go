@@ -3,6 +3,8 @@ package bunstore
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strings"
 
 	"github.com/bwcms/cms/cms"
 )
@@ -86,21 +88,44 @@ func (s *Store) AppendAssignments(ctx context.Context, account string, owners cm
 		return nil
 	}
 	return s.tx(ctx, func(s *Store) error {
-		// Where each list of the other side ends now.
+		// Where each list of the other side ends now: one look-up of the
+		// index's last entry a list (a MAX over a GROUP BY read whole lists,
+		// and a batch's lists grow with every chunk).
 		type end struct {
 			Other string `bun:"other_id"`
 			Role  string `bun:"role"`
 			Last  int    `bun:"last_pos"`
 		}
-		var ends []end
-		err := s.scan(ctx, s.write, &ends, "SELECT "+sd.other+" AS other_id, role, MAX("+sd.otherPos+") AS last_pos FROM assignments "+
-			"WHERE account = ? AND "+sd.other+" "+s.opts.InList+" GROUP BY "+sd.other+", role", account, s.opts.List(dedupe(others)))
-		if err != nil {
-			return s.fail(err)
+		var pairs [][2]string
+		seen := map[[2]string]bool{}
+		for _, l := range lists {
+			for _, other := range l.IDs {
+				if key := [2]string{other, string(l.Role)}; !seen[key] {
+					seen[key] = true
+					pairs = append(pairs, key)
+				}
+			}
 		}
-		next := make(map[[2]string]int, len(ends))
-		for _, e := range ends {
-			next[[2]string{e.Other, e.Role}] = e.Last + 1
+		next := make(map[[2]string]int, len(pairs))
+		for group := range slices.Chunk(pairs, 100) {
+			var q strings.Builder
+			args := make([]any, 0, 5*len(group))
+			for i, p := range group {
+				if i > 0 {
+					q.WriteString(" UNION ALL ")
+				}
+				q.WriteString("SELECT CAST(? AS TEXT) AS other_id, CAST(? AS TEXT) AS role, COALESCE((SELECT " + sd.otherPos +
+					" FROM assignments WHERE account = ? AND " + sd.other + " = ? AND role = ? ORDER BY " + sd.otherPos +
+					" DESC LIMIT 1), -1) AS last_pos")
+				args = append(args, p[0], p[1], account, p[0], p[1])
+			}
+			var ends []end
+			if err := s.scan(ctx, s.write, &ends, q.String(), args...); err != nil {
+				return s.fail(err)
+			}
+			for _, e := range ends {
+				next[[2]string{e.Other, e.Role}] = e.Last + 1
+			}
 		}
 		rows := make([]any, 0, 6*len(others))
 		for _, l := range lists {
