@@ -95,14 +95,14 @@ var rules = map[string]*rule{
 		text: "must be an e-mail address", minLen: -1, maxLen: -1},
 	"alias": {name: "alias", pattern: regexp.MustCompile(`^/[^/` + aliasExcluded + `][^` + aliasExcluded + `]*$`), match: matchAlias,
 		text: "must start with / (not //) and contain no spaces or control characters", minLen: -1, maxLen: -1},
-	"color": {name: "color", pattern: regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`),
+	"color": {name: "color", pattern: regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`), match: matchColor,
 		text: "must be a colour of shape #RRGGBB", minLen: -1, maxLen: -1},
-	"daylabel": {name: "daylabel", pattern: regexp.MustCompile(`^D[1-9][0-9]*$`),
+	"daylabel": {name: "daylabel", pattern: regexp.MustCompile(`^D[1-9][0-9]*$`), match: matchDayLabel,
 		text: "must be a day label of shape D1, D2, ...", minLen: -1, maxLen: -1},
-	"date": {name: "date", pattern: regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`), format: "date",
+	"date": {name: "date", pattern: regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`), match: shapeMatcher("0000-00-00"), format: "date",
 		check: isDate, text: "must be a date of shape YYYY-MM-DD", minLen: -1, maxLen: -1},
 	"timestamp": {name: "timestamp", pattern: regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$`),
-		text: "must be a time of shape YYYY-MM-DD HH:MM:SS", minLen: -1, maxLen: -1},
+		match: shapeMatcher("0000-00-00 00:00:00"), text: "must be a time of shape YYYY-MM-DD HH:MM:SS", minLen: -1, maxLen: -1},
 	// term ids (Categories, regions, labels) are not checked against records.
 	"term": {name: "term", text: "", minLen: 1, maxLen: 100},
 }
@@ -186,6 +186,53 @@ func aliasExcludedRune(r rune) bool {
 	}
 	return r == 0x2028 || r == 0x2029 || r == 0x202F || r == 0x205F || r == 0x3000 || r == 0xFEFF
 }
+
+// matchNoNUL matches noNULPattern: every string field without a rule.
+func matchNoNUL(s string) bool { return strings.IndexByte(s, 0) < 0 }
+
+// matchColor matches the color pattern.
+func matchColor(s string) bool {
+	if len(s) != 7 || s[0] != '#' {
+		return false
+	}
+	for i := 1; i < 7; i++ {
+		if c := s[i] | 0x20; !isDigit(s[i]) && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// matchDayLabel matches the daylabel pattern.
+func matchDayLabel(s string) bool {
+	if len(s) < 2 || s[0] != 'D' || s[1] == '0' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// shapeMatcher matches strings of shape's length with a digit wherever
+// shape has 0 and shape's own byte elsewhere.
+func shapeMatcher(shape string) func(string) bool {
+	return func(s string) bool {
+		if len(s) != len(shape) {
+			return false
+		}
+		for i := 0; i < len(s); i++ {
+			if shape[i] == '0' && !isDigit(s[i]) || shape[i] != '0' && s[i] != shape[i] {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // matchAlias matches the alias pattern.
 func matchAlias(s string) bool {

@@ -230,6 +230,12 @@ func matcherCorpus() []string {
 		list = append(list, pick([]string{"a", "Z", "0", ".", "_", "~", ":", "@", "-", "/", " ", "é", "\u00a0", "\u0085", "\x7f", "\xff"}, 84))
 	}
 	list = append(list, "", strings.Repeat("a", 80), strings.Repeat("a", 81), "ab", "abc", ".ab")
+	// Colours, day labels, dates and times, and near misses.
+	for range 20000 {
+		list = append(list, pick([]string{"#", "D", "0", "1", "9", "a", "F", "g", "G", "-", ":", " ", "\x00", "é"}, 20))
+	}
+	list = append(list, "#00aAfF", "#00aAfG", "#00aAf", "#00aAff0", "D1", "D0", "D10", "D", "d1", "2026-11-24",
+		"2026-11-24 10:00:00", "2026-11-2410:00:00", "2026-11-24 10:00:0", "2026-1-24", "2026-11-24\n", "a\x00b")
 	return list
 }
 
@@ -249,9 +255,13 @@ func TestRuleMatchers(t *testing.T) {
 		}
 	}
 	single := &fieldSpec{typ: typeString, rule: rules["ref"]}
+	plain := &fieldSpec{typ: typeString}
 	for _, s := range corpus {
 		if got, want := single.matches(s), singleRefPattern.MatchString(s); got != want {
 			t.Errorf("single reference: matches(%q) = %v, pattern says %v", s, got, want)
+		}
+		if got, want := plain.matches(s), noNULPattern.MatchString(s); got != want {
+			t.Errorf("a string without a rule: matches(%q) = %v, pattern says %v", s, got, want)
 		}
 	}
 }

@@ -98,6 +98,9 @@ func (f *fieldSpec) matches(s string) bool {
 		}
 		return f.rule.match(s)
 	}
+	if f.rule == nil || f.rule.pattern == nil {
+		return matchNoNUL(s) // noNULPattern
+	}
 	return f.pattern().MatchString(s)
 }
 
