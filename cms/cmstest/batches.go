@@ -97,6 +97,28 @@ func testBatches(t *testing.T, open func(t *testing.T) cms.Store) {
 		wantCode(t, err, cms.CodeNotFound, "GetBatch of an unknown id")
 	})
 
+	t.Run("LargePayload", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		// Larger than any part an adapter stores it in, and not a multiple.
+		large := make([]byte, 2<<20+12345)
+		for i := range large {
+			large[i] = byte('a' + i%26)
+		}
+		b := batch("large", t0)
+		b.Payload = large
+		enqueue(t, s, b)
+		empty := batch("empty", t0.Add(time.Second))
+		empty.Payload = []byte{}
+		enqueue(t, s, empty)
+		if got := payloadOf(t, s, "large"); got != string(large) {
+			t.Errorf("large payload read back: %d bytes, differs from the %d stored", len(got), len(large))
+		}
+		if got := payloadOf(t, s, "empty"); got != "" {
+			t.Errorf("empty payload read back as %q", got)
+		}
+	})
+
 	t.Run("ClaimOldestFirst", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)

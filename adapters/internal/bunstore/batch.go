@@ -1,9 +1,9 @@
 package bunstore
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
+	"iter"
 	"time"
 
 	"github.com/bwcms/cms/cms"
@@ -50,9 +50,28 @@ func (s *Store) EnqueueBatch(ctx context.Context, b *cms.Batch) error {
 		if err != nil {
 			return err
 		}
-		_, err = s.exec(ctx, "INSERT INTO batch_payloads (id, payload) VALUES (?, ?)", b.ID, b.Payload)
-		return err
+		for part, data := range payloadParts(b.Payload) {
+			if _, err := s.exec(ctx, "INSERT INTO batch_payload_parts (id, part, data) VALUES (?, ?, ?)", b.ID, part, data); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
+}
+
+// payloadPart is the most bytes of a payload one row holds: the driver
+// and the database copy a part at a time, not a whole body.
+const payloadPart = 1 << 20
+
+// payloadParts cuts a payload into parts (one, empty, for an empty one).
+func payloadParts(payload []byte) iter.Seq2[int, []byte] {
+	return func(yield func(int, []byte) bool) {
+		for part := 0; part == 0 || part*payloadPart < len(payload); part++ {
+			if !yield(part, payload[part*payloadPart:min((part+1)*payloadPart, len(payload))]) {
+				return
+			}
+		}
+	}
 }
 
 // ClaimBatch implements cms.Store.
@@ -73,25 +92,34 @@ func (s *Store) ClaimBatch(ctx context.Context, owner string, now, leaseUntil ti
 	return rows[0].batch(), nil
 }
 
-// BatchPayload implements cms.Store. It reads with one copy out of the
-// driver (a scan into []byte would make two: megabytes each).
+// BatchPayload implements cms.Store. Its parts are appended to one buffer
+// sized first, each read without a copy of its own (a scan into []byte
+// would make one).
 func (s *Store) BatchPayload(ctx context.Context, id string) ([]byte, error) {
-	rows, err := s.write.QueryContext(ctx, s.text("SELECT payload FROM batch_payloads WHERE id = ?"), id)
+	var size []int64
+	if err := s.scan(ctx, s.write, &size, "SELECT COALESCE(SUM(LENGTH(data)), -1) FROM batch_payload_parts WHERE id = ?", id); err != nil {
+		return nil, s.fail(err)
+	}
+	if len(size) == 0 || size[0] < 0 {
+		return nil, notFound("payload of batch " + id)
+	}
+	rows, err := s.write.QueryContext(ctx, s.text("SELECT data FROM batch_payload_parts WHERE id = ? ORDER BY part"), id)
 	if err != nil {
 		return nil, s.fail(err)
 	}
 	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
+	payload := make([]byte, 0, size[0])
+	for rows.Next() {
+		var raw sql.RawBytes
+		if err := rows.Scan(&raw); err != nil {
 			return nil, s.fail(err)
 		}
-		return nil, notFound("payload of batch " + id)
+		payload = append(payload, raw...)
 	}
-	var raw sql.RawBytes
-	if err := rows.Scan(&raw); err != nil {
+	if err := rows.Err(); err != nil {
 		return nil, s.fail(err)
 	}
-	return bytes.Clone(raw), s.fail(rows.Close())
+	return payload, s.fail(rows.Close())
 }
 
 // HeartbeatBatch implements cms.Store.
@@ -117,7 +145,7 @@ func (s *Store) FinishBatch(ctx context.Context, id, owner string, status cms.Ba
 		if err != nil {
 			return err
 		}
-		_, err = s.exec(ctx, "DELETE FROM batch_payloads WHERE id = ?", id)
+		_, err = s.exec(ctx, "DELETE FROM batch_payload_parts WHERE id = ?", id)
 		return err
 	})
 }
