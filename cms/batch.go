@@ -247,7 +247,10 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 	if err != nil {
 		return false, err
 	}
+	started := time.Now()
+	handedOver := true
 	if b.Payload = s.handoff.take(b.ID); b.Payload == nil {
+		handedOver = false
 		if b.Payload, err = s.store.BatchPayload(ctx, b.ID); err != nil {
 			return true, fmt.Errorf("cms: reading batch %s: %w", b.ID, err) // its lease brings it back
 		}
@@ -289,6 +292,11 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 	}
 	if err := s.store.FinishBatch(ctx, b.ID, owner, status, res, s.now()); err != nil {
 		return true, fmt.Errorf("cms: finishing batch %s: %w", b.ID, err)
+	}
+	if status == BatchDone {
+		s.log.InfoContext(ctx, "cms: batch applied", "batch", b.ID, "account", b.Account, "kind", string(b.Kind),
+			"records", b.Count, "created", res.Created, "updated", res.Updated, "skipped", res.Skipped,
+			"attempt", b.Attempts, "handed_over", handedOver, "duration", time.Since(started))
 	}
 	return true, nil
 }

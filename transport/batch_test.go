@@ -1,10 +1,12 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -437,10 +439,14 @@ func (p payloadReads) BatchPayload(ctx context.Context, id string) ([]byte, erro
 func TestBatchHandoff(t *testing.T) {
 	t.Parallel()
 	reads := new(atomic.Int32)
+	var log lockedBuffer
 	e := newEnv(t, envOptions{
 		store: func(tb testing.TB) cms.Store { return payloadReads{openSQLite(tb), reads} },
 		// An hour's poll: only the wake can start the worker in time.
-		svc: func(o *cms.Options) { o.BatchPoll = time.Hour; o.BatchHandoff = 4096 },
+		svc: func(o *cms.Options) {
+			o.BatchPoll, o.BatchHandoff = time.Hour, 4096
+			o.Logger = slog.New(slog.NewTextHandler(&log, nil))
+		},
 	})
 	ctx, cancel := context.WithCancel(t.Context())
 	stopped := make(chan struct{})
@@ -478,6 +484,31 @@ func TestBatchHandoff(t *testing.T) {
 			t.Errorf("%s title %v, want %q", id, got, want)
 		}
 	}
+	// Each batch applied is logged with its counts and how it came.
+	for _, want := range []string{"records=2 created=2 updated=0 skipped=0 attempt=1 handed_over=true",
+		"records=1 created=1 updated=0 skipped=0 attempt=1 handed_over=false"} {
+		if !strings.Contains(log.String(), `msg="cms: batch applied" batch=`) || !strings.Contains(log.String(), want) {
+			t.Errorf("no log line with %q in:\n%s", want, log.String())
+		}
+	}
+}
+
+// lockedBuffer is a log destination that goroutines share.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // singleLookups counts the one-record look-ups a transaction makes.
