@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bwcms/cms/adapters/internal/bunstore"
+	"github.com/bwcms/cms/adapters/internal/bunstoretest"
 	"github.com/bwcms/cms/adapters/postgres/pgtest"
 	"github.com/bwcms/cms/cms"
 	_ "github.com/jackc/pgx/v5/stdlib"
@@ -34,7 +35,7 @@ func firstMigrations(tb testing.TB, n int) fs.FS {
 	tb.Helper()
 	sub, err := fs.Sub(migrations, "migrations")
 	if err == nil {
-		sub, err = bunstore.FirstMigrations(sub, n)
+		sub, err = bunstoretest.FirstMigrations(sub, n)
 	}
 	if err != nil {
 		tb.Fatal(err)
@@ -123,7 +124,7 @@ func TestMigrations(t *testing.T) {
 func TestMigrationKeepsWaitingBatches(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.DSN(t)
-	bunstore.UpgradeKeepsWaitingBatch(t, func(n int) (*bunstore.Store, error) {
+	bunstoretest.UpgradeKeepsWaitingBatch(t, func(n int) (*bunstore.Store, error) {
 		o := &Options{MaxConns: 2}
 		if n > 0 {
 			o.migrations = firstMigrations(t, n)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bwcms/cms/adapters/internal/bunstore"
+	"github.com/bwcms/cms/adapters/internal/bunstoretest"
 	"github.com/bwcms/cms/cms"
 )
 
@@ -31,7 +32,7 @@ func firstMigrations(tb testing.TB, n int) fs.FS {
 	tb.Helper()
 	sub, err := fs.Sub(migrations, "migrations")
 	if err == nil {
-		sub, err = bunstore.FirstMigrations(sub, n)
+		sub, err = bunstoretest.FirstMigrations(sub, n)
 	}
 	if err != nil {
 		tb.Fatal(err)
@@ -127,7 +128,7 @@ func TestMigrations(t *testing.T) {
 func TestMigrationKeepsWaitingBatches(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "cms.db")
-	bunstore.UpgradeKeepsWaitingBatch(t, func(n int) (*bunstore.Store, error) {
+	bunstoretest.UpgradeKeepsWaitingBatch(t, func(n int) (*bunstore.Store, error) {
 		o := &Options{}
 		if n > 0 {
 			o.migrations = firstMigrations(t, n)

@@ -1,0 +1,67 @@
+// Package bunstoretest holds what the tests of both adapters share about
+// their schemas: older schemas to upgrade from, and the upgrade tests.
+package bunstoretest
+
+import (
+	"fmt"
+	"io/fs"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/bwcms/cms/adapters/internal/bunstore"
+	"github.com/bwcms/cms/cms"
+)
+
+// FirstMigrations returns a file system holding the first n migration files
+// of fsys, so tests can open a schema as an older version left it.
+func FirstMigrations(fsys fs.FS, n int) (fs.FS, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, err
+	}
+	if len(entries) < n {
+		return nil, fmt.Errorf("only %d migrations", len(entries))
+	}
+	sub := fstest.MapFS{}
+	for _, e := range entries[:n] {
+		data, err := fs.ReadFile(fsys, e.Name())
+		if err != nil {
+			return nil, err
+		}
+		sub[e.Name()] = &fstest.MapFile{Data: data}
+	}
+	return sub, nil
+}
+
+// UpgradeKeepsWaitingBatch is the test of migrations 4 and 8 both adapters run: a
+// batch that waits in a schema of the first three migrations, its payload
+// in the queue row, is claimed whole after the upgrade. open opens the
+// database with the first n migrations (0: all of them).
+func UpgradeKeepsWaitingBatch(t *testing.T, open func(n int) (*bunstore.Store, error)) {
+	ctx := t.Context()
+	old, err := open(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload := []byte(`[{"id":"r-1","title":"kept"}]`)
+	_, err = old.Write().NewRaw("INSERT INTO batches (id, account, kind, payload, count, status, requested_at, status_at) "+
+		"VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "b-1", "a", string(cms.KindResource), payload, 1,
+		string(cms.BatchWaiting), time.Now().UnixMicro(), time.Now().UnixMicro()).Exec(ctx)
+	old.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := open(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.ClaimBatch(ctx, "w", time.Now(), time.Now().Add(time.Minute))
+	if err != nil || got.ID != "b-1" {
+		t.Fatalf("claim after upgrade: %+v, %v", got, err)
+	}
+	if kept, err := s.BatchPayload(ctx, "b-1"); err != nil || string(kept) != string(payload) {
+		t.Fatalf("payload after upgrade: %q, %v", kept, err)
+	}
+}
