@@ -266,6 +266,24 @@ func TestRuleMatchers(t *testing.T) {
 	}
 }
 
+// TestPlainHTTPURL: every URL the quick check takes, net/url takes too;
+// and the quick check does take the common ones.
+func TestPlainHTTPURL(t *testing.T) {
+	t.Parallel()
+	corpus := append(matcherCorpus(), "https://example.org/img/a.jpg?x=1#f", "HTTP://A-B.c:8080", "http://a:", "http://a.b/é?%",
+		"http://a/%zz", "http://[::1]/", "http://u@h/", "http://h:8o/", "http://-/", "http://./x", "https://h#", "http://h\\x/")
+	for _, s := range corpus {
+		if plainHTTPURL(s) && !parsedHTTPURL(s) {
+			t.Errorf("plainHTTPURL(%q) takes what net/url refuses", s)
+		}
+	}
+	for _, s := range []string{"https://example.org/img/a.jpg?x=1#f", "http://localhost:8080", "HTTPS://Maps.Example.COM/x/y.kml"} {
+		if !plainHTTPURL(s) {
+			t.Errorf("plainHTTPURL(%q) = false: the common case is parsed", s)
+		}
+	}
+}
+
 // FuzzRuleMatchers looks for a string on which a hand-written matcher and
 // its pattern part.
 func FuzzRuleMatchers(f *testing.F) {
@@ -277,6 +295,9 @@ func FuzzRuleMatchers(f *testing.F) {
 			if r.match != nil && r.match(s) != r.pattern.MatchString(s) {
 				t.Errorf("rule %s: match(%q) = %v, pattern says %v", name, s, r.match(s), !r.match(s))
 			}
+		}
+		if plainHTTPURL(s) && !parsedHTTPURL(s) {
+			t.Errorf("plainHTTPURL(%q) takes what net/url refuses", s)
 		}
 	})
 }
