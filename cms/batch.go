@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"runtime"
 	"slices"
@@ -83,25 +84,29 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 		earlier = map[string]bool{}
 		count   int
 	)
-	window := make([][]byte, 0, bulkChunk)
-	for full := true; full; {
-		// A window of records is cut from the body here and decoded on
-		// every core; their problems and references are then taken in order.
-		window, err = split.window(window[:0], bulkChunk)
-		if err != nil {
-			return 0, nil, err
+	spec := s.doc.kinds[kind].spec
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // stops the splitter when a window is refused
+	for w := range splitWindows(ctx, split, s.opts.MaxBatchRecords) {
+		// The splitter cuts the next window while this one is decoded on
+		// every core, with its references; its problems and references
+		// are then taken in order.
+		if w.err != nil {
+			return 0, nil, w.err
 		}
-		full = len(window) == bulkChunk
-		if count += len(window); count > s.opts.MaxBatchRecords {
+		if count += len(w.raws); count > s.opts.MaxBatchRecords {
 			return 0, nil, &Error{Code: CodeTooLarge, Message: "Request too large",
 				Err: fmt.Errorf("more than %d records", s.opts.MaxBatchRecords)}
 		}
-		decoded, errs := decodeAll(window, func(raw []byte) (Record, error) {
+		refs := make([][]refUse, len(w.raws))
+		decoded, errs := decodeAll(w.raws, func(i int, raw []byte) (Record, error) {
 			rec := NewRecord(kind)
-			return rec, codec.Decode(raw, rec)
+			err := codec.Decode(raw, rec)
+			refs[i] = refUses(spec, reflect.ValueOf(rec).Elem(), "", nil)
+			return rec, err
 		})
 		for i, rec := range decoded {
-			u, own, idSet, err := s.checkBatchRecord(p, kind, rec, errs[i], earlier)
+			u, own, idSet, err := s.checkBatchRecord(p, kind, rec, errs[i], refs[i], earlier)
 			if err != nil {
 				return 0, nil, err
 			}
@@ -138,15 +143,49 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 	return count, all, nil
 }
 
-// decodeAll decodes raw records with decode, spread over the cores.
-func decodeAll(raws [][]byte, decode func([]byte) (Record, error)) ([]Record, []error) {
+// rawWindow is a window of a batch body's records, or the error that
+// ended the splitting.
+type rawWindow struct {
+	raws [][]byte
+	err  error
+}
+
+// splitWindows cuts the records of a batch body into windows of bulkChunk
+// on a goroutine of its own, a window ahead of the caller. It stops after
+// the window that passes max records (the caller refuses the batch), or
+// when ctx ends.
+func splitWindows(ctx context.Context, split *recordSplitter, max int) <-chan rawWindow {
+	out := make(chan rawWindow, 1)
+	go func() {
+		defer close(out)
+		count := 0
+		for full := true; full && count <= max; {
+			raws, err := split.window(make([][]byte, 0, bulkChunk), bulkChunk)
+			full = err == nil && len(raws) == bulkChunk
+			count += len(raws)
+			select {
+			case out <- rawWindow{raws, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return out
+}
+
+// decodeAll decodes raw records with decode (given each one's index),
+// spread over the cores.
+func decodeAll(raws [][]byte, decode func(int, []byte) (Record, error)) ([]Record, []error) {
 	records, errs := make([]Record, len(raws)), make([]error, len(raws))
 	workers := min(runtime.GOMAXPROCS(0), (len(raws)+31)/32)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(raws); i += workers {
-				records[i], errs[i] = decode(raws[i])
+				records[i], errs[i] = decode(i, raws[i])
 			}
 		})
 	}
@@ -154,9 +193,10 @@ func decodeAll(raws [][]byte, decode func([]byte) (Record, error)) ([]Record, []
 	return records, errs
 }
 
-// checkBatchRecord takes a decoded batch record: its own problems, and the
-// references it makes to records neither earlier in the batch nor itself.
-func (s *Service) checkBatchRecord(p Principal, kind Kind, rec Record, err error, earlier map[string]bool) ([]refUse, []fieldProblem, bool, error) {
+// checkBatchRecord takes a decoded batch record: its own problems, and of
+// the references it makes (u), those to records neither earlier in the
+// batch nor itself.
+func (s *Service) checkBatchRecord(p Principal, kind Kind, rec Record, err error, u []refUse, earlier map[string]bool) ([]refUse, []fieldProblem, bool, error) {
 	if ErrorCode(err) == CodeMalformed {
 		return nil, nil, false, err
 	}
@@ -173,7 +213,6 @@ func (s *Service) checkBatchRecord(p Principal, kind Kind, rec Record, err error
 	} else if err != nil {
 		return nil, nil, false, err
 	}
-	u := refUses(s.doc.kinds[kind].spec, reflect.ValueOf(rec).Elem(), "", nil)
 	// A record may name itself or any record before it in the batch.
 	u = slices.DeleteFunc(u, func(r refUse) bool {
 		for _, k := range refKinds(r.toKind) {
@@ -421,24 +460,21 @@ func (s *Service) decodeChunks(ctx context.Context, codec *Codec, kind Kind, pay
 			send(batchChunk{err: err})
 			return
 		}
-		decode := func(raw []byte) (Record, error) {
+		decode := func(_ int, raw []byte) (Record, error) {
 			rec := NewRecord(kind)
 			err := codec.decodeBytes(raw, rec, false)
 			s.sanitize(rec)
 			return rec, err
 		}
-		raws := make([][]byte, 0, bulkChunk)
-		for full := true; full; {
-			raws, err = split.window(raws[:0], bulkChunk)
-			if err != nil {
-				send(batchChunk{err: err})
+		for w := range splitWindows(ctx, split, math.MaxInt) {
+			if w.err != nil {
+				send(batchChunk{err: w.err})
 				return
 			}
-			if len(raws) == 0 {
+			if len(w.raws) == 0 {
 				return
 			}
-			full = len(raws) == bulkChunk
-			records, errs := decodeAll(raws, decode)
+			records, errs := decodeAll(w.raws, decode)
 			for _, err := range errs {
 				if err != nil {
 					send(batchChunk{err: err})
