@@ -144,12 +144,8 @@ func isHTTPURL(s string) bool {
 // space. url.Parse took a tenth of a validating decode; TestPlainHTTPURL
 // holds the two together.
 func plainHTTPURL(s string) bool {
-	switch {
-	case len(s) >= 7 && equalFoldASCII(s[:7], "http://"):
-		s = s[7:]
-	case len(s) >= 8 && equalFoldASCII(s[:8], "https://"):
-		s = s[8:]
-	default:
+	s, ok := cutHTTPScheme(s)
+	if !ok {
 		return false
 	}
 	i := 0
@@ -289,15 +285,21 @@ func matchAlias(s string) bool {
 	return true
 }
 
+// cutHTTPScheme removes "http://" or "https://", in any case, from s.
+func cutHTTPScheme(s string) (string, bool) {
+	switch {
+	case len(s) >= 7 && equalFoldASCII(s[:7], "http://"):
+		return s[7:], true
+	case len(s) >= 8 && equalFoldASCII(s[:8], "https://"):
+		return s[8:], true
+	}
+	return s, false
+}
+
 // splitHTTPURL matches urlStart and the absence of ASCII controls and
 // spaces (urlRest) in s, and returns what follows the authority.
 func splitHTTPURL(s string) (rest string, ok bool) {
-	switch {
-	case len(s) >= 7 && equalFoldASCII(s[:7], "http://"):
-		s = s[7:]
-	case len(s) >= 8 && equalFoldASCII(s[:8], "https://"):
-		s = s[8:]
-	default:
+	if s, ok = cutHTTPScheme(s); !ok {
 		return "", false
 	}
 	for i := 0; i < len(s); i++ {
