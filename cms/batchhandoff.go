@@ -15,9 +15,8 @@ import (
 type handoff struct {
 	mu      sync.Mutex
 	limit   int
-	size    int
+	size    int // of the payloads in entries
 	entries map[string]handoffEntry
-	order   []string // ids, oldest first; taken ones stay until passed
 	// wake tells an idle local worker that a batch waits.
 	wake chan struct{}
 }
@@ -32,28 +31,36 @@ func newHandoff(limit int) *handoff {
 }
 
 // put keeps payload for id when it fits, first dropping payloads older
-// than maxAge and then the oldest until it does.
+// than maxAge and then the oldest until it does. The entries are few (the
+// bound is about one large batch), so they are searched, not ordered.
 func (h *handoff) put(id string, payload []byte, now time.Time, maxAge time.Duration) {
 	if len(payload) > h.limit {
 		return
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	drop := 0
-	for ; drop < len(h.order); drop++ {
-		e, ok := h.entries[h.order[drop]]
-		if ok && h.size+len(payload) <= h.limit && now.Sub(e.at) < maxAge {
-			break
-		}
-		if ok {
-			h.size -= len(e.payload)
-			delete(h.entries, h.order[drop])
+	for old, e := range h.entries {
+		if now.Sub(e.at) >= maxAge {
+			h.drop(old)
 		}
 	}
-	h.order = append(h.order[:0], h.order[drop:]...)
+	for h.size+len(payload) > h.limit {
+		oldest := ""
+		for old, e := range h.entries {
+			if oldest == "" || e.at.Before(h.entries[oldest].at) {
+				oldest = old
+			}
+		}
+		h.drop(oldest)
+	}
 	h.entries[id] = handoffEntry{payload: payload, at: now}
-	h.order = append(h.order, id)
 	h.size += len(payload)
+}
+
+// drop forgets the payload of id.
+func (h *handoff) drop(id string) {
+	h.size -= len(h.entries[id].payload)
+	delete(h.entries, id)
 }
 
 // take returns and forgets the payload kept for id; nil when there is none.
@@ -61,13 +68,8 @@ func (h *handoff) take(id string) []byte {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	e, ok := h.entries[id]
-	if !ok {
-		return nil
-	}
-	delete(h.entries, id)
-	h.size -= len(e.payload)
-	if len(h.entries) == 0 {
-		h.order = h.order[:0]
+	if ok {
+		h.drop(id)
 	}
 	return e.payload
 }

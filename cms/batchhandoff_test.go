@@ -35,7 +35,7 @@ func TestHandoff(t *testing.T) {
 	if h.take("e") != nil || len(h.take("f")) != 10 || h.take("g") != nil {
 		t.Error("e outlived its lease, or g over the bound was kept")
 	}
-	if h.size != 0 || len(h.order) != 0 {
-		t.Errorf("after every take: %d bytes, order %v", h.size, h.order)
+	if h.size != 0 || len(h.entries) != 0 {
+		t.Errorf("after every take: %d bytes, %d entries", h.size, len(h.entries))
 	}
 }
