@@ -64,6 +64,9 @@ func TestMigrations(t *testing.T) {
 	if err := old.PutRecord(ctx, put); err != nil {
 		t.Fatal(err)
 	}
+	if err := old.SetMapResources(ctx, "a", "m-1", cms.RolePrimary, []string{"r-1", "r-3"}); err != nil {
+		t.Fatal(err)
+	}
 	if got := applied(t, old); len(got) != 1 {
 		t.Fatalf("old schema applied %v, want one migration", got)
 	}
@@ -91,6 +94,23 @@ func TestMigrations(t *testing.T) {
 	}
 	if refs, err := s.Referrers(ctx, "a", cms.KindResource, "r-2"); err != nil || len(refs) != 1 || refs[0].FromID != "r-1" {
 		t.Fatalf("references after upgrade: %+v, %v", refs, err)
+	}
+	// Migration 9 rebuilt the assignments in their key's b-tree, lists and
+	// order kept, both list indexes back.
+	if ids, err := s.MapResources(ctx, "a", "m-1", cms.RolePrimary); err != nil || !slices.Equal(ids, []string{"r-1", "r-3"}) {
+		t.Fatalf("assignments after upgrade: %v, %v", ids, err)
+	}
+	if ids, err := s.ResourceMaps(ctx, "a", "r-3", cms.RolePrimary); err != nil || !slices.Equal(ids, []string{"m-1"}) {
+		t.Fatalf("assignments of a Resource after upgrade: %v, %v", ids, err)
+	}
+	var table string
+	var indexes int
+	if err := s.Write().QueryRowContext(ctx, "SELECT sql, (SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'assignments' "+
+		"AND name IN ('assignments_resource', 'assignments_map_pos')) FROM sqlite_master WHERE type = 'table' AND name = 'assignments'").Scan(&table, &indexes); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table, "WITHOUT ROWID") || indexes != 2 {
+		t.Fatalf("assignments after upgrade: %d list indexes, table %s", indexes, table)
 	}
 	s.Close()
 
