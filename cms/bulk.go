@@ -42,6 +42,7 @@ type bulkTx struct {
 	// assignedOwners are the batch's records that have, or may have,
 	// assignments in the store: the others' lists are appended in sets.
 	assignedOwners map[string]bool
+	buf            []byte // marshalling buffer of endChunk
 }
 
 type touchKey struct {
@@ -134,9 +135,15 @@ func (b *bulkTx) store(ctx context.Context, v *view) error {
 	return appendFresh()
 }
 
-// endChunk waits for the previous chunk's writes and forgets its view:
-// the store holds it now.
+// endChunk marshals the chunk's records while the previous chunk's writes
+// run (the writing goroutine then only writes), waits for those writes and
+// forgets their view: the store holds it now. The chunk's records change
+// no more: a later chunk upserts a copy (copyEntry).
 func (b *bulkTx) endChunk() error {
+	for _, e := range b.cur.kept {
+		b.buf = b.doc.Append(b.buf[:0], e.Record)
+		e.Document = string(b.buf)
+	}
 	return b.settle()
 }
 
@@ -391,7 +398,11 @@ func (b *bulkTx) GetRecord(ctx context.Context, account string, kind Kind, id st
 // its assignment lists beside.
 func (b *bulkTx) copyEntry(e *Entry) (*Entry, error) {
 	rec := NewRecord(e.Record.Kind())
-	if err := b.doc.Decode(b.doc.Marshal(e.Record), rec); err != nil {
+	doc := []byte(e.Document)
+	if len(doc) == 0 {
+		doc = b.doc.Marshal(e.Record)
+	}
+	if err := b.doc.Decode(doc, rec); err != nil {
 		return nil, &Error{Code: CodeInternal, Message: "copying a record", Err: err}
 	}
 	lists := assignedLists(e.Record)
@@ -400,7 +411,7 @@ func (b *bulkTx) copyEntry(e *Entry) (*Entry, error) {
 	}
 	SetAssignmentLists(rec, lists[RolePrimary], lists[RoleSecondary])
 	c := *e
-	c.Record = rec
+	c.Record, c.Document = rec, ""
 	return &c, nil
 }
 

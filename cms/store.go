@@ -61,6 +61,12 @@ type Entry struct {
 	// (StatsLastAccess zero: never).
 	StatsAccess     int64
 	StatsLastAccess time.Time
+	// Document, when not empty, is Record in its storage form, as the
+	// codec of NewDocumentCodec appends it: a store writes it as given
+	// instead of marshalling Record (a batch marshals a chunk while the
+	// one before is being written). Whoever changes Record clears it;
+	// reads leave it empty.
+	Document string
 }
 
 // Published filters records by their published flag.

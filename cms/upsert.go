@@ -157,7 +157,7 @@ func (s *Service) upsertIn(ctx context.Context, tx Store, p Principal, codec *Co
 		res.Outcome = Created
 		entry = &Entry{Account: p.Account}
 	}
-	entry.Record, entry.Updated = merged, after(entry.Updated, now)
+	entry.Record, entry.Updated, entry.Document = merged, after(entry.Updated, now), ""
 	return res, tx.PutRecord(ctx, entry)
 }
 

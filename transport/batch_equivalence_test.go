@@ -472,6 +472,21 @@ func equivCases() []equivCase {
 			}),
 		},
 		{
+			// The delete writes the chunk so far at once, before its
+			// documents are marshalled with the chunk's end: records
+			// carried over from the chunk before must not keep the
+			// document they were written with then.
+			name: "records of the chunk before updated, then a delete",
+			kind: "resource",
+			batch: place(fillers(300, "uc%03d", "Upd %d"), map[int]string{
+				10:  `{"id":"upd","title":"First","shortDescription":"one"}`,
+				260: `{"id":"upd","title":"Second"}`,
+				261: `{"id":"uc005","shortDescription":"changed"}`,
+				262: `{"id":"uc100","deleteElementIrreversibly":true}`,
+				263: `{"id":"upd","shortDescription":"two"}`,
+			}),
+		},
+		{
 			// The batch is accepted (victim exists when it is sent) and
 			// refused when applied, as the single upsert is.
 			name:  "reference to a record deleted earlier in the batch",

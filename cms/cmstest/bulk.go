@@ -75,6 +75,23 @@ func testBulk(t *testing.T, open func(t *testing.T) cms.Store) {
 		}
 	})
 
+	t.Run("PutRecordsWritesGivenDocuments", func(t *testing.T) {
+		// An entry's Document is written as given, its index still read
+		// from Record; an entry without one is marshalled.
+		t.Parallel()
+		s := open(t)
+		given := bulkResource("r-1", "one")
+		given.Title = cms.Langs[string]{"en": "From the document"}
+		withDoc := entry("a", bulkResource("r-1", "one"), t0)
+		withDoc.Document = string(cms.NewDocumentCodec().Marshal(given))
+		must(t, s.PutRecords(t.Context(), []*cms.Entry{withDoc, entry("a", bulkResource("r-2", "two"), t0)}))
+		if got := get(t, s, "a", cms.KindResource, "r-1").Record.(*cms.Resource).Title; got["en"] != "From the document" {
+			t.Errorf("r-1 read back with title %v; want the given document's", got)
+		}
+		wantHolder(t, s, "a", cms.KindResource, "it", "/it/one", "r-1")
+		wantBulk(t, get(t, s, "a", cms.KindResource, "r-2"), t0, "two")
+	})
+
 	t.Run("PutRecordsSwapsAliases", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)

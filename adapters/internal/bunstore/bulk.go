@@ -172,8 +172,8 @@ func (s *Store) checkAliases(ctx context.Context, account, kind, id string, alia
 	return nil
 }
 
-// documents marshals and indexes entries on every core: for a batch it is
-// a third of the time between two statements.
+// documents marshals (unless given) and indexes entries on every core:
+// for a batch it is a third of the time between two statements.
 func (s *Store) documents(entries []*cms.Entry) ([]string, []cms.RecordIndex) {
 	docs, indexes := make([]string, len(entries)), make([]cms.RecordIndex, len(entries))
 	workers := min(runtime.GOMAXPROCS(0), (len(entries)+63)/64)
@@ -181,6 +181,10 @@ func (s *Store) documents(entries []*cms.Entry) ([]string, []cms.RecordIndex) {
 		var buf []byte // one buffer a worker: Marshal's would be one a record
 		for i := w; i < len(entries); i += workers {
 			indexes[i] = s.docs.Index(entries[i].Record)
+			if doc := entries[i].Document; doc != "" {
+				docs[i] = doc
+				continue
+			}
 			buf = s.docs.Append(buf[:0], entries[i].Record)
 			docs[i] = string(buf)
 		}
