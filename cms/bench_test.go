@@ -100,3 +100,22 @@ func BenchmarkJSONSchema(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMergeIntoNew is the merge of a body into a record that does
+// not exist yet, as most records of a batch are: the patch is decoded
+// each round (a merge may take its maps), only the merge is timed.
+func BenchmarkMergeIntoNew(b *testing.B) {
+	c := mustCodec(b, testLangs(b))
+	body := c.Marshal(fullResource(b))
+	spec := NewDocumentCodec().kinds[KindResource].spec
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		var patch Resource
+		if err := c.Decode(body, &patch); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		mergeRecord(spec, newWithDefaults(KindResource, patch.ID), &patch)
+	}
+}

@@ -227,7 +227,8 @@ func newWithDefaults(kind Kind, id string) Record {
 // the stored one, a language variant only its language. Read-only and
 // write-only fields and the id stay. The ...Add lists of the document
 // (poiResourceIdsAdd) are appended to their lists here; assignment lists
-// are applied by assign.
+// are applied by assign. dst may take patch's language maps (the caller
+// drops patch after the merge).
 func mergeRecord(spec *typeSpec, dst, patch Record) {
 	dv, pv := reflect.ValueOf(dst).Elem(), reflect.ValueOf(patch).Elem()
 	for _, f := range spec.fields {
@@ -239,12 +240,18 @@ func mergeRecord(spec *typeSpec, dst, patch Record) {
 			if from.Len() == 0 {
 				continue
 			}
-			// The language maps of every kind, copied without reflection
+			// The language maps of every kind, merged without reflection
 			// (a third of a batch record's merge).
 			switch fm := from.Addr().Interface().(type) {
 			case *Langs[Null[string]]:
 				mergeLangs(to.Addr().Interface().(*Langs[Null[string]]), *fm)
 			case *Langs[string]:
+				if f.name == "urlAlias" {
+					// makeAliases adds to the merged aliases and reads
+					// the patch's as the ones given.
+					mergeLangs(to.Addr().Interface().(*Langs[string]), maps.Clone(*fm))
+					break
+				}
 				mergeLangs(to.Addr().Interface().(*Langs[string]), *fm)
 			default:
 				if to.IsNil() {
@@ -270,10 +277,13 @@ func mergeRecord(spec *typeSpec, dst, patch Record) {
 	}
 }
 
-// mergeLangs sets the languages of from on *to.
+// mergeLangs sets the languages of from on *to. A record without the
+// field (a new one) takes from itself, not a copy: the patch is dropped
+// after its merge.
 func mergeLangs[T any](to *Langs[T], from Langs[T]) {
 	if *to == nil {
-		*to = make(Langs[T], len(from))
+		*to = from
+		return
 	}
 	maps.Copy(*to, from)
 }
