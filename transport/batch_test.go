@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -130,7 +131,14 @@ func TestBatchRefusals(t *testing.T) {
 	}
 	// As many records as allowed are taken.
 	runFlow(t, e, []step{{name: "as many records as allowed", user: "admin", method: "POST", path: "/api/bw/v2/resource/batch",
-		status: 201, body: `[{"id":"aaa"},{"id":"bbb"},{"id":"ccc"}]`}})
+		status: 201, body: `[{"id":"aaa"},{"id":"bbb"},{"id":"ccc"}]`},
+		{name: "the raw array sent as a form (curl -d)", user: "admin", method: "POST", path: "/api/bw/v2/resource/batch",
+			status: 201, body: `[{"id":"ddd","title":"a&json=b"}]`, header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"},
+			check: func(t *testing.T, _ *env, w *httptest.ResponseRecorder) {
+				if n, _ := field(t, w, "count").(float64); n != 1 {
+					t.Errorf("count %v, want 1", n)
+				}
+			}}})
 }
 
 // TestBatchFailsWhole: a record the batch names is deleted before the

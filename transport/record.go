@@ -5,6 +5,7 @@ import (
 	"errors"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -93,30 +94,18 @@ func (h *Handler) upsert(w http.ResponseWriter, r *http.Request, rp *recordPath)
 	}
 }
 
-// readBody reads a create/update body: the raw JSON document, or the field
-// json of an urlencoded or multipart form (DECISIONS §13). Over the limit:
-// CodeTooLarge.
+// readBody reads a create/update body: the raw JSON document whatever its
+// Content-Type, or the field json of an urlencoded or multipart form
+// (DECISIONS §13). An urlencoded body that opens like a JSON document is
+// the document: `curl -d` sends one so. Over the limit: CodeTooLarge.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if ct == "application/x-www-form-urlencoded" || ct == "multipart/form-data" {
-		var err error
-		if ct == "multipart/form-data" {
-			err = r.ParseMultipartForm(limit)
-		} else {
-			err = r.ParseForm()
-		}
-		if err != nil {
+	if ct == "multipart/form-data" {
+		if err := r.ParseMultipartForm(limit); err != nil {
 			return nil, bodyReadError(err)
 		}
-		v := r.PostForm["json"]
-		if r.MultipartForm != nil {
-			v = r.MultipartForm.Value["json"]
-		}
-		if len(v) != 1 {
-			return nil, &cms.Error{Code: cms.CodeMalformed, Message: "Wrong request", Err: errors.New("form without one json field")}
-		}
-		return []byte(v[0]), nil
+		return formDocument(r.MultipartForm.Value["json"])
 	}
 	// A declared length sizes the buffer once: a large batch is then held
 	// once, not in a chain of doubling copies.
@@ -125,7 +114,29 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, limit int64) 
 		return nil, bodyReadError(err)
 	}
 	body := buf.Bytes()
+	if ct == "application/x-www-form-urlencoded" && !opensJSONDocument(body) {
+		form, err := url.ParseQuery(string(body))
+		if err != nil {
+			return nil, bodyReadError(err)
+		}
+		return formDocument(form["json"])
+	}
 	return body, nil
+}
+
+// formDocument is the document of a form's json fields: exactly one.
+func formDocument(values []string) ([]byte, error) {
+	if len(values) != 1 {
+		return nil, &cms.Error{Code: cms.CodeMalformed, Message: "Wrong request", Err: errors.New("form without one json field")}
+	}
+	return []byte(values[0]), nil
+}
+
+// opensJSONDocument reports whether body starts, after JSON whitespace,
+// with an object or an array: no form field name does.
+func opensJSONDocument(body []byte) bool {
+	rest := bytes.TrimLeft(body, " \t\r\n")
+	return len(rest) > 0 && (rest[0] == '{' || rest[0] == '[')
 }
 
 func bodyReadError(err error) error {
