@@ -241,18 +241,20 @@ func mergeRecord(spec *typeSpec, dst, patch Record) {
 				continue
 			}
 			// The language maps of every kind, merged without reflection
-			// (a third of a batch record's merge).
+			// (a third of a batch record's merge). A language set to ""
+			// or null is dropped: it reads as never set, so a record read
+			// and posted back merges to what is stored (Skip).
 			switch fm := from.Addr().Interface().(type) {
 			case *Langs[Null[string]]:
-				mergeLangs(to.Addr().Interface().(*Langs[Null[string]]), *fm)
+				mergeLangs(to.Addr().Interface().(*Langs[Null[string]]), *fm, func(v Null[string]) bool { return !v.Valid })
 			case *Langs[string]:
 				if f.name == "urlAlias" {
 					// makeAliases adds to the merged aliases and reads
-					// the patch's as the ones given.
-					mergeLangs(to.Addr().Interface().(*Langs[string]), maps.Clone(*fm))
+					// the patch's as the ones given; "" is kept as given.
+					mergeLangs(to.Addr().Interface().(*Langs[string]), maps.Clone(*fm), func(string) bool { return false })
 					break
 				}
-				mergeLangs(to.Addr().Interface().(*Langs[string]), *fm)
+				mergeLangs(to.Addr().Interface().(*Langs[string]), *fm, func(v string) bool { return v == "" })
 			default:
 				if to.IsNil() {
 					to.Set(reflect.MakeMapWithSize(to.Type(), from.Len()))
@@ -264,6 +266,9 @@ func mergeRecord(spec *typeSpec, dst, patch Record) {
 			continue
 		}
 		if setFlag(from) {
+			if f.typ == typeItems {
+				dropEmptyLangs(f.item, from.Field(0))
+			}
 			to.Set(from)
 		}
 	}
@@ -277,15 +282,40 @@ func mergeRecord(spec *typeSpec, dst, patch Record) {
 	}
 }
 
-// mergeLangs sets the languages of from on *to. A record without the
-// field (a new one) takes from itself, not a copy: the patch is dropped
-// after its merge.
-func mergeLangs[T any](to *Langs[T], from Langs[T]) {
+// mergeLangs sets the languages of from on *to, removing those whose
+// value is empty. A record without the field (a new one) takes from
+// itself, not a copy: the patch is dropped after its merge.
+func mergeLangs[T any](to *Langs[T], from Langs[T], empty func(T) bool) {
 	if *to == nil {
+		maps.DeleteFunc(from, func(_ string, v T) bool { return empty(v) })
 		*to = from
 		return
 	}
-	maps.Copy(*to, from)
+	for lang, v := range from {
+		if empty(v) {
+			delete(*to, lang)
+		} else {
+			(*to)[lang] = v
+		}
+	}
+}
+
+// dropEmptyLangs removes the languages set to "" or null from the items
+// of list (a slice of item structs described by spec), as the merge does
+// for a record's own fields: an item read and posted back is then the
+// item stored.
+func dropEmptyLangs(spec *typeSpec, list reflect.Value) {
+	for i := range list.Len() {
+		item := list.Index(i)
+		for _, f := range spec.fields {
+			switch p := item.Field(f.index).Addr().Interface().(type) {
+			case *Langs[Null[string]]:
+				maps.DeleteFunc(*p, func(_ string, v Null[string]) bool { return !v.Valid })
+			case *Langs[string]:
+				maps.DeleteFunc(*p, func(_ string, v string) bool { return v == "" })
+			}
+		}
+	}
 }
 
 // appendNew adds the ids of add missing from list at its end, in order.
