@@ -66,13 +66,24 @@ func (s *Service) SubmitBatch(ctx context.Context, kind Kind, body []byte) (Batc
 // batchRecordProblems are the problems of one record of a batch; the
 // record itself is not kept, so a large batch is checked in little memory.
 type batchRecordProblems struct {
-	id       string
-	idSet    bool
-	problems []fieldProblem
+	id      string
+	idSet   bool
+	own     []fieldProblem // the body's own, from decoding
+	merged  []fieldProblem // the TRACK rule on the merged record
+	refs    []batchRef     // references the batch does not answer itself
+	aliases []fieldProblem // aliases held by another record
+}
+
+// batchRef is a reference of a batch record: to a record the batch has
+// deleted by then (dead), or one the store must hold.
+type batchRef struct {
+	refUse
+	dead bool
 }
 
 // checkBatch decodes every record of a batch body and returns how many
-// there are and every problem, in record order.
+// there are and every problem, in record order, as single upserts of the
+// records one after another would find them (batchPlan).
 func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kind Kind, body []byte) (int, []Problem, error) {
 	split, err := newRecordSplitter(body)
 	if err != nil {
@@ -80,10 +91,9 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 	}
 	var (
 		records []batchRecordProblems // only records with problems or references
-		uses    [][]refUse
-		earlier = map[string]bool{}
 		count   int
 	)
+	plan := newBatchPlan(s.store, p.Account, kind, codec)
 	spec := s.doc.kinds[kind].spec
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // stops the splitter when a window is refused
@@ -105,37 +115,45 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 			refs[i] = refUses(spec, reflect.ValueOf(rec).Elem(), "", nil)
 			return rec, err
 		})
+		if err := plan.prefetch(ctx, decoded); err != nil {
+			return 0, nil, err
+		}
 		for i, rec := range decoded {
-			u, own, idSet, err := s.checkBatchRecord(p, kind, rec, errs[i], refs[i], earlier)
+			r, err := s.checkBatchRecord(p, kind, rec, errs[i], refs[i], plan)
 			if err != nil {
 				return 0, nil, err
 			}
-			if idSet {
-				earlier[rec.RecordID()] = true
-			}
-			if len(own) > 0 || len(u) > 0 {
-				records = append(records, batchRecordProblems{id: rec.RecordID(), idSet: idSet, problems: own})
-				uses = append(uses, u)
+			if len(r.own)+len(r.merged)+len(r.refs)+len(r.aliases) > 0 {
+				records = append(records, r)
 			}
 		}
 	}
 	// The ids named and not made by the batch must exist already.
-	exists, err := s.existence(ctx, s.store, p.Account, slices.Concat(uses...))
+	var named []refUse
+	for _, r := range records {
+		for _, ref := range r.refs {
+			if !ref.dead {
+				named = append(named, ref.refUse)
+			}
+		}
+	}
+	exists, err := s.existence(ctx, s.store, p.Account, named)
 	if err != nil {
 		return 0, nil, err
 	}
 	var all []Problem
-	for i, r := range records {
-		probs := r.problems
-		for _, u := range uses[i] {
+	for _, r := range records {
+		probs := slices.Concat(r.own, r.merged)
+		for _, ref := range r.refs {
 			ok := false
-			for _, k := range refKinds(u.toKind) {
-				ok = ok || exists[k][u.id]
+			for _, k := range refKinds(ref.toKind) {
+				ok = ok || !ref.dead && exists[k][ref.id]
 			}
 			if !ok {
-				probs = append(probs, fieldProblem{u.path, refKindText(u.toKind) + " " + u.id + " does not exist"})
+				probs = append(probs, fieldProblem{ref.path, refKindText(ref.toKind) + " " + ref.id + " does not exist"})
 			}
 		}
+		probs = append(probs, r.aliases...)
 		if e, ok := recordProblems(kind, r.id, r.idSet, probs).(*Error); ok {
 			all = append(all, e.Problems...)
 		}
@@ -193,36 +211,45 @@ func decodeAll(raws [][]byte, decode func(int, []byte) (Record, error)) ([]Recor
 	return records, errs
 }
 
-// checkBatchRecord takes a decoded batch record: its own problems, and of
-// the references it makes (u), those to records neither earlier in the
-// batch nor itself.
-func (s *Service) checkBatchRecord(p Principal, kind Kind, rec Record, err error, u []refUse, earlier map[string]bool) ([]refUse, []fieldProblem, bool, error) {
+// checkBatchRecord takes a decoded batch record in its turn: its own
+// problems, the merged record's and its aliases' (plan), and the
+// references the batch does not answer itself (a record may name itself
+// or any record the batch made before it, not one it deleted).
+func (s *Service) checkBatchRecord(p Principal, kind Kind, rec Record, err error, uses []refUse, plan *batchPlan) (batchRecordProblems, error) {
+	r := batchRecordProblems{id: rec.RecordID(), idSet: ValidID(rec.RecordID())}
 	if ErrorCode(err) == CodeMalformed {
-		return nil, nil, false, err
+		return r, err
 	}
 	if deleteAsked(rec) && !p.Can(kind, ActionDelete) {
-		return nil, nil, false, errForbidden
+		return r, errForbidden
 	}
-	var own []fieldProblem
-	idSet := ValidID(rec.RecordID())
 	if e, ok := errors.AsType[*Error](err); ok {
-		idSet = e.Problems[0].ID != "(no id)"
+		r.idSet = e.Problems[0].ID != "(no id)"
 		for _, pr := range e.Problems {
-			own = append(own, fieldProblem{pr.Field, pr.Text})
+			r.own = append(r.own, fieldProblem{pr.Field, pr.Text})
 		}
 	} else if err != nil {
-		return nil, nil, false, err
+		return r, err
 	}
-	// A record may name itself or any record before it in the batch.
-	u = slices.DeleteFunc(u, func(r refUse) bool {
-		for _, k := range refKinds(r.toKind) {
-			if k == kind && (earlier[r.id] || r.id == rec.RecordID()) {
-				return true
+	for _, u := range uses {
+		ref := batchRef{refUse: u}
+		if slices.Contains(refKinds(u.toKind), kind) {
+			if u.id == rec.RecordID() {
+				continue
 			}
+			exists, known := plan.exists(u.id)
+			if exists {
+				continue
+			}
+			// A Map or Landing reference may still be to the other kind.
+			ref.dead = known && len(refKinds(u.toKind)) == 1
 		}
-		return false
-	})
-	return u, own, idSet, nil
+		r.refs = append(r.refs, ref)
+	}
+	if r.idSet && ValidID(rec.RecordID()) {
+		r.merged, r.aliases = plan.apply(rec)
+	}
+	return r, nil
 }
 
 // BatchStatus returns a batch of kind for the principal in ctx (read

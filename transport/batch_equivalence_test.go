@@ -33,6 +33,10 @@ type equivCase struct {
 	// fails: some single upsert of the batch is refused, so the batch must
 	// end in error and apply nothing.
 	fails bool
+	// refused: the refusal is found when the batch is submitted (a 409
+	// with the refused upsert's problems, nothing queued), not when it is
+	// applied.
+	refused bool
 }
 
 func TestBatchEquivalence(t *testing.T) {
@@ -47,8 +51,20 @@ func TestBatchEquivalence(t *testing.T) {
 					return e
 				}
 				a, b := fresh(), fresh()
-				got := applyBatch(t, a, c.kind, c.batch)
 				singly := applySingly(t, b, c.kind, c.batch)
+				if c.refused {
+					w := a.send("admin", "POST", "/api/bw/v2/"+c.kind+"/batch", "["+strings.Join(c.batch, ",")+"]", nil)
+					fail, _ := field(t, w, "fail").(string)
+					if w.Code != 409 || singly.firstFail == "" || !strings.Contains(fail, singly.firstFail) {
+						t.Fatalf("batch: %d %s; want a 409 with the refused single upsert's %q", w.Code, w.Body, singly.firstFail)
+					}
+					if did, err := a.svc.ProcessBatch(t.Context(), "w"); did || err != nil {
+						t.Errorf("a refused batch was queued: %v %v", did, err)
+					}
+					sameRecords(t, "batch (A) vs setup only (C)", dumpAll(t, a), dumpAll(t, fresh()))
+					return
+				}
+				got := applyBatch(t, a, c.kind, c.batch)
 				if got.Count != len(c.batch) {
 					t.Errorf("batch count %d, want %d", got.Count, len(c.batch))
 				}
@@ -367,7 +383,7 @@ func equivCases() []equivCase {
 			batch: place(fillers(300, "cl%03d", "Clash %d"), map[int]string{
 				200: `{"id":"clash","urlAlias":"/taken"}`,
 			}),
-			fails: true,
+			fails: true, refused: true,
 		},
 		{
 			name: "alias clash between records of the batch in two chunks",
@@ -376,7 +392,7 @@ func equivCases() []equivCase {
 				10:  `{"id":"first","urlAlias":"/dup"}`,
 				280: `{"id":"second","urlAlias":"/dup"}`,
 			}),
-			fails: true,
+			fails: true, refused: true,
 		},
 		{
 			// gen's Italian alias is generated (from its default one); exp
@@ -487,8 +503,9 @@ func equivCases() []equivCase {
 			}),
 		},
 		{
-			// The batch is accepted (victim exists when it is sent) and
-			// refused when applied, as the single upsert is.
+			// victim exists when the batch is sent, but not by the time
+			// nameit is applied: refused at submit, as the single upsert
+			// is.
 			name:  "reference to a record deleted earlier in the batch",
 			setup: setupOf("resource", `{"id":"victim"}`),
 			kind:  "resource",
@@ -496,7 +513,7 @@ func equivCases() []equivCase {
 				`{"id":"victim","deleteElementIrreversibly":true}`,
 				`{"id":"nameit","poiResourceIds":["victim"]}`,
 			},
-			fails: true,
+			fails: true, refused: true,
 		},
 		{
 			name: "delete a map with assignments and re-create it",
@@ -549,7 +566,7 @@ func equivCases() []equivCase {
 				`{"id":"trk2","title":"Fine"}`,
 				`{"id":"trk","resourceType":"POI"}`,
 			},
-			fails: true,
+			fails: true, refused: true,
 		},
 	}
 }

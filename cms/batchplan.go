@@ -1,0 +1,216 @@
+package cms
+
+import (
+	"context"
+	"reflect"
+	"slices"
+)
+
+// batchPlan follows, record by record, what a batch will have done when
+// its records are applied in order, so that checkBatch judges at submit
+// the rules single upserts judge on the merged record (DECISIONS §10): the
+// TRACK rule, URL aliases held by another record, references to records
+// the batch deleted. It keeps a few fields an id, never the records.
+//
+// It reads the store as of the submit; what changes there before the
+// batch runs, and an alias that the batch generates for a record and a
+// later record gives, are found when the batch is applied.
+type batchPlan struct {
+	store   Store
+	account string
+	kind    Kind
+	langs   Languages
+	track   []binding // the TRACK-only bindings of a Resource, in answer order
+	ids     map[string]*plannedRecord
+	// claims are the aliases records of the batch give, by the record that
+	// gave one last; held are their holders in the store ("" none).
+	claims map[aliasKey]string
+	held   map[aliasKey]string
+}
+
+// plannedRecord is what the batch did so far to one id.
+type plannedRecord struct {
+	deleted   bool // its last record deleted it
+	recreated bool // made again after a delete: holds none of its stored aliases
+	given     map[string]string
+	// The TRACK rule's inputs after the merges so far (Resources).
+	resourceType string
+	valued       uint64 // bit i: track[i] holds a value
+}
+
+func newBatchPlan(store Store, account string, kind Kind, codec *Codec) *batchPlan {
+	p := &batchPlan{store: store, account: account, kind: kind, langs: codec.langs,
+		ids: map[string]*plannedRecord{}, claims: map[aliasKey]string{}, held: map[aliasKey]string{}}
+	if kind == KindResource {
+		for _, b := range codec.kinds[kind].out {
+			if b.field.trackOnly {
+				p.track = append(p.track, b)
+			}
+		}
+		if len(p.track) > 64 {
+			panic("cms: more TRACK-only fields than a batch plan counts")
+		}
+	}
+	return p
+}
+
+// prefetch reads what the next records will ask the store, in one query a
+// question: the stored Resources met for the first time (for the TRACK
+// rule) and the holders of the aliases given.
+func (p *batchPlan) prefetch(ctx context.Context, records []Record) error {
+	var fresh []string
+	given := map[string][]string{} // lang -> aliases
+	for _, rec := range records {
+		if rec == nil || !ValidID(rec.RecordID()) {
+			continue
+		}
+		id := rec.RecordID()
+		if _, ok := p.ids[id]; !ok && p.kind == KindResource && !slices.Contains(fresh, id) {
+			fresh = append(fresh, id)
+		}
+		for lang, alias := range *aliasesOf(rec) {
+			if _, ok := p.held[aliasKey{lang, alias}]; !ok && alias != "" {
+				given[lang] = append(given[lang], alias)
+			}
+		}
+	}
+	if len(fresh) > 0 {
+		stored, err := p.store.GetRecords(ctx, p.account, p.kind, fresh)
+		if err != nil {
+			return err
+		}
+		for _, e := range stored {
+			r := e.Record.(*Resource)
+			p.ids[r.ID] = &plannedRecord{resourceType: r.ResourceType.Value, valued: p.trackValued(r, nil)}
+		}
+	}
+	for lang, aliases := range given {
+		holders, err := p.store.AliasHolders(ctx, p.account, p.kind, lang, aliases)
+		if err != nil {
+			return err
+		}
+		for _, alias := range aliases {
+			p.held[aliasKey{lang, alias}] = holders[alias]
+		}
+	}
+	return nil
+}
+
+// exists tells whether id is a record of the batch's kind after the
+// records so far: known true or false, or not known (the store decides).
+func (p *batchPlan) exists(id string) (exists, known bool) {
+	r := p.ids[id]
+	if r == nil || (!r.deleted && !r.touched()) {
+		return false, false
+	}
+	return !r.deleted, true
+}
+
+// touched reports whether a record of the batch wrote the id: a
+// prefetched Resource not yet written has neither flag nor aliases.
+func (r *plannedRecord) touched() bool { return r.given != nil }
+
+// apply takes the next record (valid id) and returns the problems of the
+// merged record it makes: the TRACK rule, then its aliases.
+func (p *batchPlan) apply(rec Record) (merged, aliases []fieldProblem) {
+	id := rec.RecordID()
+	r := p.ids[id]
+	if deleteAsked(rec) {
+		p.ids[id] = &plannedRecord{deleted: true, given: map[string]string{}}
+		return nil, nil
+	}
+	switch {
+	case r == nil: // new, or stored and not a Resource
+		r = &plannedRecord{}
+		p.ids[id] = r
+	case r.deleted:
+		*r = plannedRecord{recreated: true}
+	}
+	if r.given == nil {
+		r.given = map[string]string{}
+	}
+	if res, ok := rec.(*Resource); ok {
+		merged = p.mergeTrack(r, res)
+	}
+	return merged, p.claim(id, r, *aliasesOf(rec))
+}
+
+// mergeTrack merges a Resource's TRACK-rule fields into r and judges them
+// as checkMerged does.
+func (p *batchPlan) mergeTrack(r *plannedRecord, res *Resource) []fieldProblem {
+	if res.ResourceType.Set {
+		r.resourceType = res.ResourceType.Value
+	}
+	var set uint64
+	valued := p.trackValued(res, &set)
+	r.valued = r.valued&^set | valued
+	if r.resourceType == ResourceTypeTrack {
+		return nil
+	}
+	var problems []fieldProblem
+	for i, b := range p.track {
+		if r.valued&(1<<i) != 0 {
+			problems = append(problems, fieldProblem{b.wire, "allowed only when resourceType is TRACK"})
+		}
+	}
+	return problems
+}
+
+// trackValued returns the TRACK-only bindings of res holding a value; set,
+// when not nil, gets those res sets at all (a body's fields).
+func (p *batchPlan) trackValued(res *Resource, set *uint64) uint64 {
+	v := reflect.ValueOf(res).Elem()
+	var valued uint64
+	for i, b := range p.track {
+		fv := v.Field(b.field.index)
+		if holdsValue(fv, b.lang) {
+			valued |= 1 << i
+		}
+		if set != nil && isSet(fv, b) {
+			*set |= 1 << i
+		}
+	}
+	return valued
+}
+
+// claim judges the aliases a record gives as checkAliases does, against
+// the holders the batch has made so far, then makes the record their
+// holder.
+func (p *batchPlan) claim(id string, r *plannedRecord, aliases Langs[string]) []fieldProblem {
+	var problems []fieldProblem
+	for _, lang := range p.langs.All {
+		alias, ok := aliases[lang]
+		if !ok || alias == "" {
+			continue
+		}
+		key := aliasKey{lang, alias}
+		if holder := p.holder(key); holder != "" && holder != id {
+			problems = append(problems, fieldProblem{p.langs.WireName("urlAlias", lang),
+				alias + " is already used by " + p.kind.Title() + " " + holder})
+		}
+		r.given[lang] = alias
+		p.claims[key] = id
+	}
+	return problems
+}
+
+// holder is the record that holds an alias after the records so far ("":
+// none known). A record of the batch that gave it holds it until it gives
+// another or is deleted; the store's holder until the batch changes that
+// record's alias in the language, deletes it or makes it again. Aliases
+// the batch generates are not known here.
+func (p *batchPlan) holder(key aliasKey) string {
+	if c := p.claims[key]; c != "" {
+		if r := p.ids[c]; !r.deleted && r.given[key.lang] == key.alias {
+			return c
+		}
+	}
+	s := p.held[key]
+	if s == "" {
+		return ""
+	}
+	if r := p.ids[s]; r != nil && (r.deleted || r.recreated || r.given[key.lang] != "") {
+		return ""
+	}
+	return s
+}
