@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -302,8 +303,10 @@ func (s *Service) RunBatchWorkers(ctx context.Context, n int) {
 
 // ProcessBatch claims the oldest waiting batch (or one whose lease ran out)
 // for owner, applies it with its lease renewed meanwhile, and records the
-// outcome. It reports whether there was a batch. When ctx ends first the
-// batch is left, rolled back, to be taken up again after its lease.
+// outcome: done in the transaction that applies the records, error apart.
+// It reports whether there was a batch. When ctx ends first, or the lease
+// passes to another worker, the batch is left, rolled back, to be taken
+// up again after its lease (or by that worker).
 func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) {
 	now := s.now()
 	b, err := s.store.ClaimBatch(ctx, owner, now, now.Add(s.opts.BatchLease))
@@ -323,6 +326,7 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 	}
 	applyCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var leaseLost atomic.Bool
 	beats := make(chan struct{})
 	go func() {
 		defer close(beats)
@@ -333,39 +337,47 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 			case <-applyCtx.Done():
 				return
 			case <-t.C:
-				if err := s.store.HeartbeatBatch(applyCtx, b.ID, owner, s.now().Add(s.opts.BatchLease)); err != nil {
-					if applyCtx.Err() == nil {
-						s.log.WarnContext(ctx, "cms: batch lease lost; stopping", "batch", b.ID, "err", err)
-					}
-					cancel() // another worker holds it now
+				err := s.store.HeartbeatBatch(applyCtx, b.ID, owner, s.now().Add(s.opts.BatchLease))
+				switch {
+				case ErrorCode(err) == CodeConflict: // another worker holds it now
+					leaseLost.Store(true)
+					cancel()
 					return
+				case err != nil && applyCtx.Err() == nil:
+					// Two thirds of the lease are left: the next beat may do.
+					s.log.WarnContext(ctx, "cms: batch heartbeat failed", "batch", b.ID, "err", err)
 				}
 			}
 		}
 	}()
-	res, applyErr := s.applyBatch(applyCtx, b)
-	lost := applyCtx.Err() != nil
+	res, applyErr := s.applyBatch(applyCtx, b, owner)
 	cancel()
 	<-beats
-	if lost {
-		return true, ctx.Err() // rolled back; the lease brings it back
-	}
-	status := BatchDone
-	if applyErr != nil {
-		status = BatchError
-		res = BatchResult{Error: batchErrorText(applyErr)}
-		s.log.WarnContext(ctx, "cms: batch failed", "batch", b.ID, "err", applyErr)
-	}
-	if err := s.store.FinishBatch(ctx, b.ID, owner, status, res, s.now()); err != nil {
-		return true, fmt.Errorf("cms: finishing batch %s: %w", b.ID, err)
-	}
-	if status == BatchDone {
+	switch {
+	case applyErr == nil: // done, recorded in the batch's own transaction
 		s.log.InfoContext(ctx, "cms: batch applied", "batch", b.ID, "account", b.Account, "kind", string(b.Kind),
 			"records", b.Count, "created", res.Created, "updated", res.Updated, "skipped", res.Skipped,
 			"attempt", b.Attempts, "handed_over", handedOver, "duration", time.Since(started))
+		return true, nil
+	case leaseLost.Load() || errors.Is(applyErr, errBatchNotHeld):
+		s.log.WarnContext(ctx, "cms: batch lease lost; left to its holder", "batch", b.ID, "err", applyErr)
+		return true, nil
+	case ctx.Err() != nil:
+		return true, ctx.Err() // rolled back; the lease brings it back
+	}
+	// The batch cannot be applied: its status says why. Recorded even
+	// when ctx ends meanwhile, or the lease would apply it again.
+	s.log.WarnContext(ctx, "cms: batch failed", "batch", b.ID, "err", applyErr)
+	fail := BatchResult{Error: batchErrorText(applyErr)}
+	if err := s.store.FinishBatch(context.WithoutCancel(ctx), b.ID, owner, BatchError, fail, s.now()); err != nil {
+		return true, fmt.Errorf("cms: finishing batch %s: %w", b.ID, err)
 	}
 	return true, nil
 }
+
+// errBatchNotHeld marks an apply rolled back because its worker no longer
+// held the batch when it was to commit.
+var errBatchNotHeld = errors.New("cms: batch no longer held by this worker")
 
 // batchErrorText is the reason a status answer shows: the problems of a
 // record, or a general text (the cause goes to the log only).
@@ -379,11 +391,12 @@ func batchErrorText(err error) string {
 	return "Internal error"
 }
 
-// applyBatch upserts every record of a batch in one transaction: all or
-// none. Applying it twice gives the same records as once. Records go
+// applyBatch upserts every record of a batch in one transaction, which
+// also marks the batch done for owner: all or none. Applying it twice
+// gives the same records as once. Records go
 // through upsertIn, the rules of single upserts, chunk by chunk over a
 // bulkTx, so each chunk is read and written in a few statements.
-func (s *Service) applyBatch(ctx context.Context, b *Batch) (BatchResult, error) {
+func (s *Service) applyBatch(ctx context.Context, b *Batch, owner string) (BatchResult, error) {
 	acc, err := s.store.GetAccount(ctx, b.Account)
 	if err != nil {
 		return BatchResult{}, err
@@ -455,7 +468,14 @@ func (s *Service) applyBatch(ctx context.Context, b *Batch) (BatchResult, error)
 		if done != b.Count {
 			return fmt.Errorf("cms: batch %s holds %d records, not %d", b.ID, done, b.Count)
 		}
-		return nil
+		// Done in the records' own transaction: a worker that no longer
+		// holds the batch commits nothing, and a crash after the commit
+		// leaves no applied batch to be applied again over later writes.
+		err := tx.FinishBatch(ctx, b.ID, owner, BatchDone, res, s.now())
+		if ErrorCode(err) == CodeConflict {
+			return fmt.Errorf("%w: %w", errBatchNotHeld, err)
+		}
+		return err
 	})
 	return res, err
 }

@@ -1,0 +1,199 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bwcms/cms/cms"
+)
+
+// faultStore is a store whose batch calls can be made to misbehave, in a
+// transaction or outside one.
+type faultStore struct {
+	cms.Store
+	f    *faults
+	inTx bool
+}
+
+type faults struct {
+	mu sync.Mutex
+	// finish runs before FinishBatch; an error fails it.
+	finish func(inTx bool) error
+	// heartbeat runs before HeartbeatBatch; an error fails it.
+	heartbeat func() error
+	// put runs before PutRecords in a transaction.
+	put func()
+}
+
+func (s faultStore) WithTx(ctx context.Context, fn func(cms.Store) error) error {
+	return s.Store.WithTx(ctx, func(tx cms.Store) error { return fn(faultStore{tx, s.f, true}) })
+}
+
+func (s faultStore) hook(get func(*faults) func() error) error {
+	s.f.mu.Lock()
+	h := get(s.f)
+	s.f.mu.Unlock()
+	if h == nil {
+		return nil
+	}
+	return h()
+}
+
+func (s faultStore) FinishBatch(ctx context.Context, id, owner string, status cms.BatchStatus, r cms.BatchResult, at time.Time) error {
+	err := s.hook(func(f *faults) func() error {
+		if f.finish == nil {
+			return nil
+		}
+		return func() error { return f.finish(s.inTx) }
+	})
+	if err != nil {
+		return err
+	}
+	return s.Store.FinishBatch(ctx, id, owner, status, r, at)
+}
+
+func (s faultStore) HeartbeatBatch(ctx context.Context, id, owner string, leaseUntil time.Time) error {
+	if err := s.hook(func(f *faults) func() error { return f.heartbeat }); err != nil {
+		return err
+	}
+	return s.Store.HeartbeatBatch(ctx, id, owner, leaseUntil)
+}
+
+func (s faultStore) PutRecords(ctx context.Context, entries []*cms.Entry) error {
+	if s.inTx {
+		s.hook(func(f *faults) func() error {
+			if f.put == nil {
+				return nil
+			}
+			return func() error { f.put(); return nil }
+		})
+	}
+	return s.Store.PutRecords(ctx, entries)
+}
+
+func faultEnv(t *testing.T, open func(testing.TB) cms.Store, svc func(*cms.Options)) (*env, *faults) {
+	f := &faults{}
+	e := newEnv(t, envOptions{svc: svc, store: func(tb testing.TB) cms.Store { return faultStore{Store: open(tb), f: f} }})
+	return e, f
+}
+
+// TestBatchStoppedAtCommit: a worker stopped just before its batch's
+// commit leaves nothing applied and the batch processing; it is applied
+// once after its lease, its records counted as created.
+func TestBatchStoppedAtCommit(t *testing.T) {
+	t.Parallel()
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			e, f := faultEnv(t, st.open, nil)
+			id := submit(t, e, "resource", `[{"id":"sc1","title":"From the batch","published":true}]`)
+			ctx, stop := context.WithCancel(t.Context())
+			f.finish = func(inTx bool) error {
+				if inTx {
+					stop() // the process stops here
+					return context.Canceled
+				}
+				return nil
+			}
+			if did, err := e.svc.ProcessBatch(ctx, "stopped"); !did || !errors.Is(err, context.Canceled) {
+				t.Fatalf("ProcessBatch: %v, %v; want the stop", did, err)
+			}
+			if w := e.send("admin", "GET", "/api/bw/v2/resource/sc1", "", nil); w.Code != 404 {
+				t.Errorf("a batch stopped before its commit left its record: %d %s", w.Code, w.Body)
+			}
+			if got := statusOf(t, e, "resource", id); !strings.Contains(got, `"status":"processing"`) {
+				t.Errorf("status after the stop: %s", got)
+			}
+			f.finish = nil
+			e.clock.Advance(61 * time.Second)
+			process(t, e)
+			if got := statusOf(t, e, "resource", id); !strings.Contains(got, `"status":"done"`) || !strings.Contains(got, `"created":1,"updated":0`) {
+				t.Errorf("after the lease: %s", got)
+			}
+		})
+	}
+}
+
+// TestBatchLeaseLostBeforeCommit: while a worker applies a batch its
+// lease runs out and another worker claims it (PostgreSQL: claims do not
+// wait for the applying transaction). The first worker commits nothing;
+// the batch is applied once, by a later claim.
+func TestBatchLeaseLostBeforeCommit(t *testing.T) {
+	t.Parallel()
+	e, f := faultEnv(t, openPostgres, nil)
+	if !e.store.Features().ConcurrentBatchClaims {
+		t.Skip("claims wait for the applying transaction")
+	}
+	id := submit(t, e, "resource", `[{"id":"ll1","title":"Once","published":true}]`)
+	var once sync.Once
+	f.put = func() {
+		once.Do(func() {
+			e.clock.Advance(61 * time.Second)
+			b, err := e.store.ClaimBatch(context.Background(), "thief", e.clock.Now(), e.clock.Now().Add(time.Minute))
+			if err != nil || b.ID != id {
+				t.Errorf("the thief's claim: %v, %v", b, err)
+			}
+		})
+	}
+	if did, err := e.svc.ProcessBatch(t.Context(), "first"); !did || err != nil {
+		t.Fatalf("ProcessBatch: %v, %v", did, err)
+	}
+	if !strings.Contains(e.logs.String(), "batch lease lost") {
+		t.Errorf("the lost lease is not logged: %s", e.logs)
+	}
+	if w := e.send("admin", "GET", "/api/bw/v2/resource/ll1", "", nil); w.Code != 404 {
+		t.Errorf("a worker that lost the batch committed it: %d", w.Code)
+	}
+	if b, err := e.store.GetBatch(t.Context(), "acme", cms.KindResource, id); err != nil || b.Owner != "thief" || b.Status != cms.BatchProcessing {
+		t.Errorf("batch after the lost lease: %+v, %v", b, err)
+	}
+	f.put = nil
+	e.clock.Advance(61 * time.Second)
+	process(t, e)
+	if got := statusOf(t, e, "resource", id); !strings.Contains(got, `"status":"done"`) || !strings.Contains(got, `"created":1,"updated":0`) {
+		t.Errorf("after the thief's lease: %s", got)
+	}
+}
+
+// TestBatchHeartbeatHiccup: a heartbeat failing for a moment (a dropped
+// connection) does not stop a batch whose lease still runs.
+func TestBatchHeartbeatHiccup(t *testing.T) {
+	t.Parallel()
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			e, f := faultEnv(t, st.open, func(o *cms.Options) { o.BatchLease = 300 * time.Millisecond })
+			var recs []string
+			for i := range 600 { // three chunks
+				recs = append(recs, fmt.Sprintf(`{"id":"hb%04d"}`, i))
+			}
+			id := submit(t, e, "resource", "["+strings.Join(recs, ",")+"]")
+			failed := make(chan struct{})
+			var once sync.Once
+			f.heartbeat = func() error {
+				err := errors.New("connection reset by peer")
+				once.Do(func() { close(failed) })
+				return err
+			}
+			f.put = func() {
+				select { // each chunk waits until a heartbeat has failed
+				case <-failed:
+				case <-time.After(5 * time.Second):
+					t.Error("no heartbeat in 5 s")
+				}
+			}
+			process(t, e)
+			if got := statusOf(t, e, "resource", id); !strings.Contains(got, `"status":"done"`) || !strings.Contains(got, `"created":600`) {
+				t.Errorf("after a failed heartbeat: %s", got)
+			}
+			if !strings.Contains(e.logs.String(), "batch heartbeat failed") {
+				t.Errorf("the failed heartbeat is not logged: %s", e.logs)
+			}
+		})
+	}
+}
