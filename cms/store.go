@@ -382,8 +382,10 @@ type BatchStore interface {
 	// ClaimBatch takes the oldest batch that is waiting, or processing with
 	// a lease that ended before now, for owner until leaseUntil, and
 	// returns it without its payload (status processing, attempts + 1).
-	// Two claimers never get the same batch. CodeNotFound when there is
-	// none.
+	// Two claimers never get the same batch. Without
+	// Features.ConcurrentBatchClaims batches are claimed strictly in
+	// order: none while the oldest unfinished one is processing under its
+	// lease. CodeNotFound when there is none.
 	ClaimBatch(ctx context.Context, owner string, now, leaseUntil time.Time) (*Batch, error)
 	// BatchPayload returns the payload of a batch not yet finished, in a
 	// slice the caller owns. CodeNotFound for a finished or unknown batch.

@@ -197,3 +197,34 @@ func TestBatchHeartbeatHiccup(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchOrderAfterStop: on a store that claims in order (SQLite), a
+// newer batch waits while an older one is left processing by a stopped
+// worker, so the older one's values never land over the newer's.
+func TestBatchOrderAfterStop(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	if e.store.Features().ConcurrentBatchClaims {
+		t.Skip("batches are claimed concurrently")
+	}
+	older := submit(t, e, "resource", `[{"id":"ord1","title":"Older batch"}]`)
+	now := e.clock.Now()
+	if b, err := e.store.ClaimBatch(t.Context(), "stopped-worker", now, now.Add(time.Minute)); err != nil || b.ID != older {
+		t.Fatalf("claim: %v %v", b, err)
+	}
+	e.clock.Advance(time.Second)
+	newer := submit(t, e, "resource", `[{"id":"ord1","title":"Newer batch"}]`)
+	if did, err := e.svc.ProcessBatch(t.Context(), "w"); did || err != nil {
+		t.Fatalf("the newer batch was taken while the older one is processing: %v %v", did, err)
+	}
+	e.clock.Advance(61 * time.Second)
+	process(t, e) // the older one, after its lease
+	process(t, e)
+	for _, id := range []string{older, newer} {
+		if got := statusOf(t, e, "resource", id); !strings.Contains(got, `"status":"done"`) {
+			t.Errorf("batch %s: %s", id, got)
+		}
+	}
+	runFlow(t, e, []step{{user: "admin", method: "GET", path: "/api/bw/v2/resource/ord1/fields/title/published/*", status: 200,
+		want: `{"id":"ord1","title":"Newer batch"}`}})
+}

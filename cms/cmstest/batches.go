@@ -129,6 +129,7 @@ func testBatches(t *testing.T, open func(t *testing.T) cms.Store) {
 		enqueue(t, s, batch("q-a", t0.Add(time.Second)))
 		enqueue(t, s, batch("q-m", t0.Add(-time.Second)))
 		now := t0.Add(time.Minute)
+		concurrent := s.Features().ConcurrentBatchClaims
 		for i, want := range []string{"q-m", "q-z", "q-a"} {
 			lease := now.Add(time.Duration(i+1) * time.Minute)
 			got := claim(t, s, fmt.Sprintf("w-%d", i), now, lease)
@@ -140,6 +141,11 @@ func testBatches(t *testing.T, open func(t *testing.T) cms.Store) {
 			stored := getBatch(t, s, want)
 			if stored.Status != cms.BatchProcessing || stored.Owner != got.Owner || stored.Attempts != 1 || !stored.LeaseUntil.Equal(lease) {
 				t.Errorf("GetBatch after claim %d: %+v", i+1, stored)
+			}
+			if !concurrent {
+				// In order: the next waits until this one is finished.
+				wantNoClaim(t, s, now, "claim while an older batch is processing")
+				must(t, s.FinishBatch(t.Context(), want, got.Owner, cms.BatchDone, cms.BatchResult{}, now))
 			}
 		}
 		wantNoClaim(t, s, now.Add(30*time.Second), "claim while every lease holds")
@@ -153,9 +159,8 @@ func testBatches(t *testing.T, open func(t *testing.T) cms.Store) {
 		enqueue(t, s, batch("b-2", t0.Add(time.Second)))
 		now := t0.Add(time.Minute)
 		first := claim(t, s, "w-1", now, now.Add(time.Minute)) // b-1
-		second := claim(t, s, "w-2", now, now.Add(time.Minute))
-		if first.ID != "b-1" || second.ID != "b-2" {
-			t.Fatalf("claimed %s and %s, want b-1 and b-2", first.ID, second.ID)
+		if first.ID != "b-1" {
+			t.Fatalf("claimed %s, want b-1", first.ID)
 		}
 
 		// A heartbeat by the owner extends the lease; by another is refused.
@@ -164,6 +169,28 @@ func testBatches(t *testing.T, open func(t *testing.T) cms.Store) {
 		must(t, s.HeartbeatBatch(ctx, "b-1", "w-1", now.Add(5*time.Minute)))
 		if got := getBatch(t, s, "b-1"); !got.LeaseUntil.Equal(now.Add(5*time.Minute)) || got.Owner != "w-1" {
 			t.Errorf("after the heartbeat: %+v", got)
+		}
+
+		if !s.Features().ConcurrentBatchClaims {
+			// In order: b-2 waits while b-1 is processing, even after
+			// b-1's lease; then b-1 is taken up again first.
+			wantNoClaim(t, s, now.Add(2*time.Minute), "claim of b-2 while b-1 is processing")
+			muchLater := now.Add(6 * time.Minute)
+			retaken := claim(t, s, "w-3", muchLater, muchLater.Add(time.Minute))
+			if retaken.ID != "b-1" || retaken.Attempts != 2 || retaken.Owner != "w-3" || payloadOf(t, s, "b-1") != `[{"id":"r-b-1"}]` {
+				t.Errorf("claim after b-1's lease:\n got %+v\nwant b-1 by w-3, attempt 2", retaken)
+			}
+			wantCode(t, s.FinishBatch(ctx, "b-1", "w-1", cms.BatchDone, cms.BatchResult{Created: 1}, muchLater), cms.CodeConflict,
+				"FinishBatch by the former owner")
+			must(t, s.FinishBatch(ctx, "b-1", "w-3", cms.BatchDone, cms.BatchResult{Created: 1}, muchLater))
+			if got := claim(t, s, "w-4", muchLater, muchLater.Add(time.Minute)); got.ID != "b-2" || got.Attempts != 1 {
+				t.Errorf("claim after b-1 finished: %+v", got)
+			}
+			return
+		}
+		second := claim(t, s, "w-2", now, now.Add(time.Minute))
+		if second.ID != "b-2" {
+			t.Fatalf("claimed %s beside b-1, want b-2", second.ID)
 		}
 
 		// b-2's lease ends: another worker takes it up; b-1's still holds.
@@ -196,11 +223,11 @@ func testBatches(t *testing.T, open func(t *testing.T) cms.Store) {
 		enqueue(t, s, batch("b-2", t0.Add(time.Second)))
 		now := t0.Add(time.Minute)
 		claim(t, s, "w-1", now, now.Add(time.Minute))
-		claim(t, s, "w-2", now, now.Add(time.Minute))
 		done := cms.BatchResult{Created: 3, Updated: 2, Skipped: 1}
 		failed := cms.BatchResult{Error: "Resource r-1: mapIds[0]: no Map m-9"}
 		wantCode(t, s.FinishBatch(ctx, "b-1", "w-2", cms.BatchDone, done, now), cms.CodeConflict, "FinishBatch by another worker")
 		must(t, s.FinishBatch(ctx, "b-1", "w-1", cms.BatchDone, done, now.Add(10*time.Second)))
+		claim(t, s, "w-2", now, now.Add(time.Minute))
 		must(t, s.FinishBatch(ctx, "b-2", "w-2", cms.BatchError, failed, now.Add(20*time.Second)))
 		for _, want := range []struct {
 			id     string
@@ -288,6 +315,11 @@ func testBatches(t *testing.T, open func(t *testing.T) cms.Store) {
 					mu.Lock()
 					got = append(got, b.ID)
 					mu.Unlock()
+					// Finished, so a store that claims in order goes on.
+					if err := s.FinishBatch(ctx, b.ID, b.Owner, cms.BatchDone, cms.BatchResult{}, t0.Add(time.Hour)); err != nil {
+						t.Errorf("finish %s: %v", b.ID, err)
+						return
+					}
 				}
 			})
 		}

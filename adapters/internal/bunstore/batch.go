@@ -74,15 +74,25 @@ func payloadParts(payload []byte) iter.Seq2[int, []byte] {
 	}
 }
 
-// ClaimBatch implements cms.Store.
+// ClaimBatch implements cms.Store. Without concurrent claims the oldest
+// unfinished batch is the only one claimable: batches are applied in
+// order even when one is left processing by a stopped worker.
 func (s *Store) ClaimBatch(ctx context.Context, owner string, now, leaseUntil time.Time) (*cms.Batch, error) {
+	set := "UPDATE batches SET owner = ?, lease_until = ?, attempts = attempts + 1, " +
+		"status_at = CASE WHEN status = ? THEN ? ELSE status_at END, status = ? "
+	args := []any{owner, micros(leaseUntil), string(cms.BatchWaiting), micros(now), string(cms.BatchProcessing)}
+	var where string
+	if s.opts.Features.ConcurrentBatchClaims {
+		where = "WHERE id = (SELECT id FROM batches WHERE status = ? OR (status = ? AND lease_until < ?) " +
+			"ORDER BY requested_at, id LIMIT 1 " + s.opts.ClaimLock + ") "
+		args = append(args, string(cms.BatchWaiting), string(cms.BatchProcessing), micros(now))
+	} else {
+		where = "WHERE id = (SELECT id FROM batches WHERE status IN (?, ?) ORDER BY requested_at, id LIMIT 1) " +
+			"AND (status = ? OR lease_until < ?) "
+		args = append(args, string(cms.BatchWaiting), string(cms.BatchProcessing), string(cms.BatchWaiting), micros(now))
+	}
 	var rows []batchRow
-	err := s.scan(ctx, s.write, &rows, "UPDATE batches SET owner = ?, lease_until = ?, attempts = attempts + 1, "+
-		"status_at = CASE WHEN status = ? THEN ? ELSE status_at END, status = ? "+
-		"WHERE id = (SELECT id FROM batches WHERE status = ? OR (status = ? AND lease_until < ?) "+
-		"ORDER BY requested_at, id LIMIT 1 "+s.opts.ClaimLock+") RETURNING "+batchColumns,
-		owner, micros(leaseUntil), string(cms.BatchWaiting), micros(now), string(cms.BatchProcessing),
-		string(cms.BatchWaiting), string(cms.BatchProcessing), micros(now))
+	err := s.scan(ctx, s.write, &rows, set+where+"RETURNING "+batchColumns, args...)
 	if err != nil {
 		return nil, s.fail(err)
 	}
