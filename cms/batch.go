@@ -270,7 +270,8 @@ func (s *Service) BatchStatus(ctx context.Context, kind Kind, id string) (*Batch
 
 // RunBatchWorkers applies waiting batches with n workers until ctx ends,
 // then returns once they have stopped. A batch running when ctx ends is
-// rolled back and left to its lease, so any instance takes it up again.
+// rolled back and its lease ended, so any instance (this one after a
+// restart) takes it up again at once.
 // n = 0 runs none (another process applies the batches).
 func (s *Service) RunBatchWorkers(ctx context.Context, n int) {
 	s.workers.Add(int32(n))
@@ -304,9 +305,9 @@ func (s *Service) RunBatchWorkers(ctx context.Context, n int) {
 // ProcessBatch claims the oldest waiting batch (or one whose lease ran out)
 // for owner, applies it with its lease renewed meanwhile, and records the
 // outcome: done in the transaction that applies the records, error apart.
-// It reports whether there was a batch. When ctx ends first, or the lease
-// passes to another worker, the batch is left, rolled back, to be taken
-// up again after its lease (or by that worker).
+// It reports whether there was a batch. When ctx ends first the batch is
+// rolled back and its lease ended, to be taken up again by the next
+// claim; when the lease passed to another worker, it is left to that one.
 func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) {
 	now := s.now()
 	b, err := s.store.ClaimBatch(ctx, owner, now, now.Add(s.opts.BatchLease))
@@ -363,7 +364,15 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 		s.log.WarnContext(ctx, "cms: batch lease lost; left to its holder", "batch", b.ID, "err", applyErr)
 		return true, nil
 	case ctx.Err() != nil:
-		return true, ctx.Err() // rolled back; the lease brings it back
+		// Stopping, rolled back: the lease ends now (claims take leases
+		// that ended before their instant), so the next claim, here after
+		// a restart or elsewhere, takes the batch up at once.
+		rctx, done := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer done()
+		if err := s.store.HeartbeatBatch(rctx, b.ID, owner, s.now().Add(-time.Microsecond)); err != nil {
+			s.log.WarnContext(ctx, "cms: releasing a stopped batch", "batch", b.ID, "err", err)
+		}
+		return true, ctx.Err()
 	}
 	// The batch cannot be applied: its status says why. Recorded even
 	// when ctx ends meanwhile, or the lease would apply it again.
