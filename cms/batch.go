@@ -7,6 +7,7 @@ import (
 	"math"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -204,7 +205,7 @@ func decodeAll(raws [][]byte, decode func(int, []byte) (Record, error)) ([]Recor
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(raws); i += workers {
-				records[i], errs[i] = decode(i, raws[i])
+				records[i], errs[i] = decodeSafely(decode, i, raws[i])
 			}
 		})
 	}
@@ -212,25 +213,36 @@ func decodeAll(raws [][]byte, decode func(int, []byte) (Record, error)) ([]Recor
 	return records, errs
 }
 
+// decodeSafely is decode with a panic turned into the record's error: a
+// decoding goroutine has no caller to recover it.
+func decodeSafely(decode func(int, []byte) (Record, error), i int, raw []byte) (rec Record, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			rec, err = nil, panicError(v)
+		}
+	}()
+	return decode(i, raw)
+}
+
 // checkBatchRecord takes a decoded batch record in its turn: its own
 // problems, the merged record's and its aliases' (plan), and the
 // references the batch does not answer itself (a record may name itself
 // or any record the batch made before it, not one it deleted).
 func (s *Service) checkBatchRecord(p Principal, kind Kind, rec Record, err error, uses []refUse, plan *batchPlan) (batchRecordProblems, error) {
-	r := batchRecordProblems{id: rec.RecordID(), idSet: ValidID(rec.RecordID())}
-	if ErrorCode(err) == CodeMalformed {
-		return r, err
+	var r batchRecordProblems
+	e, invalid := errors.AsType[*Error](err)
+	if invalid = invalid && e.Code == CodeInvalid; err != nil && !invalid {
+		return r, err // malformed, or no record at all
 	}
+	r.id, r.idSet = rec.RecordID(), ValidID(rec.RecordID())
 	if deleteAsked(rec) && !p.Can(kind, ActionDelete) {
 		return r, errForbidden
 	}
-	if e, ok := errors.AsType[*Error](err); ok {
+	if invalid {
 		r.idSet = e.Problems[0].ID != "(no id)"
 		for _, pr := range e.Problems {
 			r.own = append(r.own, fieldProblem{pr.Field, pr.Text})
 		}
-	} else if err != nil {
-		return r, err
 	}
 	for _, u := range uses {
 		ref := batchRef{refUse: u}
@@ -317,6 +329,15 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 	if err != nil {
 		return false, err
 	}
+	if b.Attempts > s.opts.BatchMaxAttempts {
+		s.handoff.take(b.ID)
+		s.log.ErrorContext(ctx, "cms: batch given up", "batch", b.ID, "attempts", b.Attempts-1)
+		fail := BatchResult{Error: fmt.Sprintf("Batch process given up after %d attempts", b.Attempts-1)}
+		if err := s.store.FinishBatch(ctx, b.ID, owner, BatchError, fail, s.now()); err != nil {
+			return true, fmt.Errorf("cms: finishing batch %s: %w", b.ID, err)
+		}
+		return true, nil
+	}
 	started := time.Now()
 	handedOver := true
 	if b.Payload = s.handoff.take(b.ID); b.Payload == nil {
@@ -351,7 +372,7 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 			}
 		}
 	}()
-	res, applyErr := s.applyBatch(applyCtx, b, owner)
+	res, applyErr := s.applyBatchSafely(applyCtx, b, owner)
 	cancel()
 	<-beats
 	switch {
@@ -382,6 +403,24 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 		return true, fmt.Errorf("cms: finishing batch %s: %w", b.ID, err)
 	}
 	return true, nil
+}
+
+// applyBatchSafely is applyBatch with a panic of its goroutine turned into
+// an error (the transaction rolled back): the batch ends in error instead
+// of taking the process down after every lease.
+func (s *Service) applyBatchSafely(ctx context.Context, b *Batch, owner string) (res BatchResult, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = panicError(v)
+		}
+	}()
+	return s.applyBatch(ctx, b, owner)
+}
+
+// panicError is a recovered panic as an internal error, with the stack
+// for the log (never for a client).
+func panicError(v any) error {
+	return &Error{Code: CodeInternal, Message: "Internal error", Err: fmt.Errorf("panic: %v\n%s", v, debug.Stack())}
 }
 
 // errBatchNotHeld marks an apply rolled back because its worker no longer

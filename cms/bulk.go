@@ -103,7 +103,14 @@ func (b *bulkTx) beginChunk(ctx context.Context, s *Service, langs Languages, pa
 	}
 	if prev := b.prev; len(prev.kept) > 0 || len(prev.assigned) > 0 {
 		b.writing = make(chan error, 1)
-		go func() { b.writing <- b.store(ctx, prev) }()
+		go func() {
+			defer func() {
+				if v := recover(); v != nil { // this goroutine has no caller to recover it
+					b.writing <- panicError(v)
+				}
+			}()
+			b.writing <- b.store(ctx, prev)
+		}()
 	}
 	return nil
 }

@@ -63,6 +63,11 @@ type Options struct {
 	// without a heartbeat; after it, any instance takes the batch up
 	// again. Default 60 s.
 	BatchLease time.Duration
+	// BatchMaxAttempts is how many times a batch is claimed before it is
+	// given up (status error) instead of applied again: a batch whose
+	// apply crashes its process would otherwise be taken up after every
+	// lease, forever. Default 5.
+	BatchMaxAttempts int
 	// BatchPoll is how long an idle worker waits before looking for a
 	// batch again. Default 1 s.
 	BatchPoll time.Duration
@@ -129,6 +134,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.BatchPoll == 0 {
 		o.BatchPoll = time.Second
+	}
+	if o.BatchMaxAttempts == 0 {
+		o.BatchMaxAttempts = 5
 	}
 	if o.BatchRetention == 0 {
 		o.BatchRetention = 7 * 24 * time.Hour

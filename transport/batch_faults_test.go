@@ -228,3 +228,60 @@ func TestBatchOrderAfterStop(t *testing.T) {
 	runFlow(t, e, []step{{user: "admin", method: "GET", path: "/api/bw/v2/resource/ord1/fields/title/published/*", status: 200,
 		want: `{"id":"ord1","title":"Newer batch"}`}})
 }
+
+// TestBatchGivenUp: a batch claimed BatchMaxAttempts times without an
+// outcome (its process crashed each time) is given up: status error, none
+// of it applied.
+func TestBatchGivenUp(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		id := submit(t, e, "resource", `[{"id":"gu1","title":"Never"}]`)
+		for i := range 5 {
+			now := e.clock.Now()
+			if b, err := e.store.ClaimBatch(t.Context(), fmt.Sprintf("crashed-%d", i), now, now.Add(time.Minute)); err != nil || b.ID != id {
+				t.Fatalf("claim %d: %v %v", i, b, err)
+			}
+			e.clock.Advance(61 * time.Second)
+		}
+		process(t, e)
+		if got := statusOf(t, e, "resource", id); !strings.Contains(got, `"status":"error"`) ||
+			!strings.Contains(got, `"error":"Batch process given up after 5 attempts"`) {
+			t.Errorf("status: %s", got)
+		}
+		if w := e.send("admin", "GET", "/api/bw/v2/resource/gu1", "", nil); w.Code != 404 {
+			t.Errorf("a given-up batch was applied: %d", w.Code)
+		}
+	})
+}
+
+// TestBatchApplyPanics: a panic while a batch is applied, on the writing
+// goroutine (a chunk written while the next is upserted) or on the
+// worker's own (the last chunk), rolls the batch back and marks it error;
+// the process goes on.
+func TestBatchApplyPanics(t *testing.T) {
+	t.Parallel()
+	for _, st := range stores {
+		for _, n := range []int{1, 600} {
+			t.Run(fmt.Sprintf("%s/%d", st.name, n), func(t *testing.T) {
+				t.Parallel()
+				e, f := faultEnv(t, st.open, nil)
+				var recs []string
+				for i := range n {
+					recs = append(recs, fmt.Sprintf(`{"id":"pa%04d","published":true}`, i))
+				}
+				id := submit(t, e, "resource", "["+strings.Join(recs, ",")+"]")
+				f.put = func() { panic("a bug") }
+				process(t, e)
+				if got := statusOf(t, e, "resource", id); !strings.Contains(got, `"status":"error"`) || !strings.Contains(got, `"error":"Internal error"`) {
+					t.Errorf("status: %s", got)
+				}
+				if w := e.send("admin", "GET", "/api/bw/v2/resource/published/*", "", nil); strings.TrimSpace(w.Body.String()) != "[]" {
+					t.Errorf("records of a batch that panicked: %.200s", w.Body)
+				}
+				if !strings.Contains(e.logs.String(), "panic: a bug") {
+					t.Errorf("the panic is not logged: %.500s", e.logs)
+				}
+			})
+		}
+	}
+}
