@@ -97,9 +97,7 @@ func BenchmarkBatchFull10000(b *testing.B) {
 // Resource in one language: 2.9 KB a record, a 29 MB body, the size of
 // the batch the target was set for (about 30 MB for 10,000 records).
 func BenchmarkBatchTypical10000(b *testing.B) {
-	langs, _ := cms.NewLanguages("en", "en")
-	codec, _ := cms.NewCodec(langs)
-	oneLang := codec.AppendPatch(nil, cms.Example(cms.KindResource, langs))
+	oneLang := typicalRecord()
 	for _, st := range stores {
 		b.Run(st.name, func(b *testing.B) {
 			var body string
@@ -115,6 +113,14 @@ func BenchmarkBatchTypical10000(b *testing.B) {
 }
 
 var batchSize = 10000
+
+// typicalRecord is the body of the full example Resource in one language:
+// the record of the typical batch.
+func typicalRecord() []byte {
+	langs, _ := cms.NewLanguages("en", "en")
+	codec, _ := cms.NewCodec(langs)
+	return codec.AppendPatch(nil, cms.Example(cms.KindResource, langs))
+}
 
 // BenchmarkBatchSizes measures full-Resource batches of several sizes on
 // SQLite: how peak memory grows with the batch.
@@ -243,9 +249,7 @@ func submitAndWait(b *testing.B, e *env, body string) time.Duration {
 // nothing else running. No decoding, validation or upsert rules: what a
 // batch cannot go below on that database.
 func BenchmarkBatchTypicalWrites(b *testing.B) {
-	langs, _ := cms.NewLanguages("en", "en")
-	codec, _ := cms.NewCodec(langs)
-	oneLang := codec.AppendPatch(nil, cms.Example(cms.KindResource, langs))
+	oneLang := typicalRecord()
 	for _, st := range stores {
 		b.Run(st.name, func(b *testing.B) {
 			w := &batchWrites{}
