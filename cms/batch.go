@@ -317,9 +317,11 @@ func (s *Service) RunBatchWorkers(ctx context.Context, n int) {
 // ProcessBatch claims the oldest waiting batch (or one whose lease ran out)
 // for owner, applies it with its lease renewed meanwhile, and records the
 // outcome: done in the transaction that applies the records, error apart.
-// It reports whether there was a batch. When ctx ends first the batch is
-// rolled back and its lease ended, to be taken up again by the next
-// claim; when the lease passed to another worker, it is left to that one.
+// It reports whether there was a batch. When ctx ends first, or the apply
+// fails for a reason of the store's (CodeInternal) before the last of
+// Options.BatchMaxAttempts, the batch is rolled back and its lease ended,
+// to be taken up again by the next claim; when the lease passed to
+// another worker, it is left to that one.
 func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) {
 	now := s.now()
 	b, err := s.store.ClaimBatch(ctx, owner, now, now.Add(s.opts.BatchLease))
@@ -385,15 +387,17 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 		s.log.WarnContext(ctx, "cms: batch lease lost; left to its holder", "batch", b.ID, "err", applyErr)
 		return true, nil
 	case ctx.Err() != nil:
-		// Stopping, rolled back: the lease ends now (claims take leases
-		// that ended before their instant), so the next claim, here after
-		// a restart or elsewhere, takes the batch up at once.
-		rctx, done := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer done()
-		if err := s.store.HeartbeatBatch(rctx, b.ID, owner, s.now().Add(-time.Microsecond)); err != nil {
-			s.log.WarnContext(ctx, "cms: releasing a stopped batch", "batch", b.ID, "err", err)
-		}
+		// Stopping, rolled back: the next claim, here after a restart or
+		// elsewhere, takes the batch up at once.
+		s.endLease(ctx, b.ID, owner)
 		return true, ctx.Err()
+	case ErrorCode(applyErr) == CodeInternal && b.Attempts < s.opts.BatchMaxAttempts:
+		// Not the records' doing (a write failed, a connection dropped):
+		// rolled back, tried again by the next claim, until the last
+		// attempt records the error.
+		s.log.WarnContext(ctx, "cms: batch failed; to be tried again", "batch", b.ID, "attempt", b.Attempts, "err", applyErr)
+		s.endLease(ctx, b.ID, owner)
+		return true, nil
 	}
 	// The batch cannot be applied: its status says why. Recorded even
 	// when ctx ends meanwhile, or the lease would apply it again.
@@ -403,6 +407,17 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 		return true, fmt.Errorf("cms: finishing batch %s: %w", b.ID, err)
 	}
 	return true, nil
+}
+
+// endLease ends the lease of a batch owner leaves, rolled back, so the
+// next claim takes it up at once (claims take leases that ended before
+// their instant), even while ctx ends.
+func (s *Service) endLease(ctx context.Context, id, owner string) {
+	rctx, done := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer done()
+	if err := s.store.HeartbeatBatch(rctx, id, owner, s.now().Add(-time.Microsecond)); err != nil {
+		s.log.WarnContext(ctx, "cms: ending a batch's lease", "batch", id, "err", err)
+	}
 }
 
 // applyBatchSafely is applyBatch with a panic of its goroutine turned into

@@ -63,10 +63,11 @@ type Options struct {
 	// without a heartbeat; after it, any instance takes the batch up
 	// again. Default 60 s.
 	BatchLease time.Duration
-	// BatchMaxAttempts is how many times a batch is claimed before it is
-	// given up (status error) instead of applied again: a batch whose
-	// apply crashes its process would otherwise be taken up after every
-	// lease, forever. Default 5.
+	// BatchMaxAttempts is how many times a batch is tried: a failure of
+	// the store's (a write error, a dropped connection) is tried again at
+	// once until the last attempt records it, and a batch claimed this
+	// many times without an outcome (its apply crashed the process each
+	// time) is given up with status error. Default 5.
 	BatchMaxAttempts int
 	// BatchPoll is how long an idle worker waits before looking for a
 	// batch again. Default 1 s.

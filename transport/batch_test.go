@@ -334,7 +334,8 @@ func (f failingWrites) PutRecords(ctx context.Context, entries []*cms.Entry) err
 }
 
 // TestBatchWriteFailure: a chunk write failing after others were written
-// leaves nothing of the batch; the status says error without the cause.
+// leaves nothing of the batch; it is tried again at once, and when every
+// attempt fails the status says error without the cause.
 func TestBatchWriteFailure(t *testing.T) {
 	t.Parallel()
 	for _, st := range stores {
@@ -347,8 +348,14 @@ func TestBatchWriteFailure(t *testing.T) {
 				recs = append(recs, fmt.Sprintf(`{"id":"wf%04d","published":true}`, i))
 			}
 			id := submit(t, e, "resource", "["+strings.Join(recs, ",")+"]")
-			left.Store(2) // the third chunk's write fails
-			process(t, e)
+			left.Store(2) // the third chunk's write fails, then every write
+			for attempt := 1; attempt < 5; attempt++ {
+				process(t, e) // rolled back, tried again at once
+				if got := statusOf(t, e, "resource", id); !strings.Contains(got, `"status":"processing"`) {
+					t.Fatalf("after attempt %d: %s", attempt, got)
+				}
+			}
+			process(t, e) // the last attempt records the error
 			if got := statusOf(t, e, "resource", id); !strings.Contains(got, `"status":"error"`) || !strings.Contains(got, `"error":"Internal error"`) {
 				t.Errorf("status: %s", got)
 			}
@@ -357,6 +364,38 @@ func TestBatchWriteFailure(t *testing.T) {
 			}
 			if !strings.Contains(e.logs.String(), "disk full") {
 				t.Errorf("the cause is not logged: %s", e.logs)
+			}
+		})
+	}
+}
+
+// TestBatchRetriedAfterFailure: a write failing once (the store's fault,
+// not the records') is tried again at once and the batch applied.
+func TestBatchRetriedAfterFailure(t *testing.T) {
+	t.Parallel()
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			left := new(atomic.Int32)
+			left.Store(1 << 20)
+			e := newEnv(t, envOptions{store: func(tb testing.TB) cms.Store { return failingWrites{st.open(tb), left} }})
+			var recs []string
+			for i := range 600 {
+				recs = append(recs, fmt.Sprintf(`{"id":"rt%04d","published":true}`, i))
+			}
+			id := submit(t, e, "resource", "["+strings.Join(recs, ",")+"]")
+			left.Store(1) // the second chunk's write fails
+			process(t, e)
+			left.Store(1 << 20)
+			process(t, e)
+			if got := statusOf(t, e, "resource", id); !strings.Contains(got, `"status":"done"`) || !strings.Contains(got, `"created":600`) {
+				t.Errorf("status: %s", got)
+			}
+			if b, err := e.store.GetBatch(t.Context(), "acme", cms.KindResource, id); err != nil || b.Attempts != 2 {
+				t.Errorf("batch: %+v, %v; want 2 attempts", b, err)
+			}
+			if !strings.Contains(e.logs.String(), "to be tried again") {
+				t.Errorf("the retry is not logged: %.500s", e.logs)
 			}
 		})
 	}
