@@ -74,6 +74,8 @@ type batchRecordProblems struct {
 	merged  []fieldProblem // the TRACK rule on the merged record
 	refs    []batchRef     // references the batch does not answer itself
 	aliases []fieldProblem // aliases held by another record
+	// forbidden: the record deletes without the delete permission.
+	forbidden bool
 }
 
 // batchRef is a reference of a batch record: to a record the batch has
@@ -92,8 +94,9 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 		return 0, nil, err
 	}
 	var (
-		records []batchRecordProblems // only records with problems or references
-		count   int
+		records   []batchRecordProblems // only records with problems or references
+		count     int
+		forbidden bool
 	)
 	plan := newBatchPlan(s.store, p.Account, kind, codec)
 	spec := s.doc.kinds[kind].spec
@@ -125,6 +128,7 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 			if err != nil {
 				return 0, nil, err
 			}
+			forbidden = forbidden || r.forbidden
 			if len(r.own)+len(r.merged)+len(r.refs)+len(r.aliases) > 0 {
 				records = append(records, r)
 			}
@@ -159,6 +163,9 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 		if e, ok := recordProblems(kind, r.id, r.idSet, probs).(*Error); ok {
 			all = append(all, e.Problems...)
 		}
+	}
+	if len(all) == 0 && forbidden {
+		return 0, nil, errForbidden
 	}
 	return count, all, nil
 }
@@ -235,9 +242,9 @@ func (s *Service) checkBatchRecord(p Principal, kind Kind, rec Record, err error
 		return r, err // malformed, or no record at all
 	}
 	r.id, r.idSet = rec.RecordID(), ValidID(rec.RecordID())
-	if deleteAsked(rec) && !p.Can(kind, ActionDelete) {
-		return r, errForbidden
-	}
+	// Refused for want of delete only if the batch has no problem, as a
+	// single upsert judges its body first.
+	r.forbidden = deleteAsked(rec) && !p.Can(kind, ActionDelete)
 	if invalid {
 		r.idSet = e.Problems[0].ID != "(no id)"
 		for _, pr := range e.Problems {

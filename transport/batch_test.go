@@ -127,6 +127,12 @@ func TestBatchRefusals(t *testing.T) {
 			body: `[{"id":"aaa","title":"` + strings.Repeat("x", 3000) + `"}]`},
 		{name: "delete needs delete", user: "editor", method: "POST", path: "/api/bw/v2/resource/batch", status: 403,
 			body: `[{"id":"aaa","deleteElementIrreversibly":true}]`},
+		{name: "problems first, as a single upsert judges them", user: "editor", method: "POST", path: "/api/bw/v2/resource/batch", status: 409,
+			body: `[{"id":"aaa","deleteElementIrreversibly":true,"locationZoom":99}]`,
+			want: `{"fail":"Resource aaa: locationZoom: must be an integer between 2 and 25"}`},
+		{name: "the same body singly", user: "editor", method: "POST", path: "/api/bw/v2/resource", status: 409,
+			body: `{"id":"aaa","deleteElementIrreversibly":true,"locationZoom":99}`,
+			want: `{"fail":"Resource aaa: locationZoom: must be an integer between 2 and 25"}`},
 	})
 	// Nothing was queued.
 	if did, err := e.svc.ProcessBatch(t.Context(), "w"); did || err != nil {
