@@ -99,32 +99,23 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 		forbidden bool
 	)
 	plan := newBatchPlan(s.store, p.Account, kind, codec)
-	spec := s.doc.kinds[kind].spec
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel() // stops the splitter when a window is refused
-	for w := range splitWindows(ctx, split, s.opts.MaxBatchRecords) {
-		// The splitter cuts the next window while this one is decoded on
-		// every core, with its references; its problems and references
-		// are then taken in order.
+	defer cancel() // stops the splitter and the decoding when a window is refused
+	for w := range s.decodeWindows(ctx, codec, kind, split) {
+		// The next window is cut and decoded on every core while this
+		// one's records are taken in order.
 		if w.err != nil {
 			return 0, nil, w.err
 		}
-		if count += len(w.raws); count > s.opts.MaxBatchRecords {
+		if count += len(w.records); count > s.opts.MaxBatchRecords {
 			return 0, nil, &Error{Code: CodeTooLarge, Message: "Request too large",
 				Err: fmt.Errorf("more than %d records", s.opts.MaxBatchRecords)}
 		}
-		refs := make([][]refUse, len(w.raws))
-		decoded, errs := decodeAll(w.raws, func(i int, raw []byte) (Record, error) {
-			rec := NewRecord(kind)
-			err := codec.Decode(raw, rec)
-			refs[i] = refUses(spec, reflect.ValueOf(rec).Elem(), "", nil)
-			return rec, err
-		})
-		if err := plan.prefetch(ctx, decoded); err != nil {
+		if err := plan.prefetch(ctx, w.records); err != nil {
 			return 0, nil, err
 		}
-		for i, rec := range decoded {
-			r, err := s.checkBatchRecord(p, kind, rec, errs[i], refs[i], plan)
+		for i, rec := range w.records {
+			r, err := s.checkBatchRecord(p, kind, rec, w.errs[i], w.refs[i], plan)
 			if err != nil {
 				return 0, nil, err
 			}
@@ -168,6 +159,47 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 		return 0, nil, errForbidden
 	}
 	return count, all, nil
+}
+
+// checkedWindow is a window of a submitted batch's records, decoded with
+// their field problems (errs) and references, or the error that ended it.
+type checkedWindow struct {
+	records []Record
+	errs    []error
+	refs    [][]refUse
+	err     error
+}
+
+// decodeWindows decodes and validates the windows of a batch body on
+// every core, a window ahead of the caller, on a goroutine of its own; it
+// stops when ctx ends.
+func (s *Service) decodeWindows(ctx context.Context, codec *Codec, kind Kind, split *recordSplitter) <-chan checkedWindow {
+	out := make(chan checkedWindow, 1)
+	spec := s.doc.kinds[kind].spec
+	go func() {
+		defer close(out)
+		for w := range splitWindows(ctx, split, s.opts.MaxBatchRecords) {
+			c := checkedWindow{err: w.err}
+			if w.err == nil {
+				c.refs = make([][]refUse, len(w.raws))
+				c.records, c.errs = decodeAll(w.raws, func(i int, raw []byte) (Record, error) {
+					rec := NewRecord(kind)
+					err := codec.Decode(raw, rec)
+					c.refs[i] = refUses(spec, reflect.ValueOf(rec).Elem(), "", nil)
+					return rec, err
+				})
+			}
+			select {
+			case out <- c:
+			case <-ctx.Done():
+				return
+			}
+			if w.err != nil {
+				return
+			}
+		}
+	}()
+	return out
 }
 
 // rawWindow is a window of a batch body's records, or the error that
