@@ -265,11 +265,7 @@ func TestBatchApplyPanics(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d", st.name, n), func(t *testing.T) {
 				t.Parallel()
 				e, f := faultEnv(t, st.open, nil)
-				var recs []string
-				for i := range n {
-					recs = append(recs, fmt.Sprintf(`{"id":"pa%04d","published":true}`, i))
-				}
-				id := submit(t, e, "resource", "["+strings.Join(recs, ",")+"]")
+				id := submit(t, e, "resource", publishedRecords("pa", n))
 				f.put = func() { panic("a bug") }
 				for range 5 { // a panic is tried again, as a failed write
 					process(t, e)

@@ -339,6 +339,16 @@ func (f failingWrites) PutRecords(ctx context.Context, entries []*cms.Entry) err
 	return f.Store.PutRecords(ctx, entries)
 }
 
+// publishedRecords is a batch body of n published Resources with ids
+// <prefix>0000, <prefix>0001, ...
+func publishedRecords(prefix string, n int) string {
+	recs := make([]string, n)
+	for i := range n {
+		recs[i] = fmt.Sprintf(`{"id":"%s%04d","published":true}`, prefix, i)
+	}
+	return "[" + strings.Join(recs, ",") + "]"
+}
+
 // TestBatchWriteFailure: a chunk write failing after others were written
 // leaves nothing of the batch; it is tried again at once, and when every
 // attempt fails the status says error without the cause.
@@ -349,11 +359,7 @@ func TestBatchWriteFailure(t *testing.T) {
 			t.Parallel()
 			left := new(atomic.Int32)
 			e := newEnv(t, envOptions{store: func(tb testing.TB) cms.Store { return failingWrites{st.open(tb), left} }})
-			var recs []string
-			for i := range 1000 {
-				recs = append(recs, fmt.Sprintf(`{"id":"wf%04d","published":true}`, i))
-			}
-			id := submit(t, e, "resource", "["+strings.Join(recs, ",")+"]")
+			id := submit(t, e, "resource", publishedRecords("wf", 1000))
 			left.Store(2) // the third chunk's write fails, then every write
 			for attempt := 1; attempt < 5; attempt++ {
 				process(t, e) // rolled back, tried again at once
@@ -385,11 +391,7 @@ func TestBatchRetriedAfterFailure(t *testing.T) {
 			left := new(atomic.Int32)
 			left.Store(1 << 20)
 			e := newEnv(t, envOptions{store: func(tb testing.TB) cms.Store { return failingWrites{st.open(tb), left} }})
-			var recs []string
-			for i := range 600 {
-				recs = append(recs, fmt.Sprintf(`{"id":"rt%04d","published":true}`, i))
-			}
-			id := submit(t, e, "resource", "["+strings.Join(recs, ",")+"]")
+			id := submit(t, e, "resource", publishedRecords("rt", 600))
 			left.Store(1) // the second chunk's write fails
 			process(t, e)
 			left.Store(1 << 20)
