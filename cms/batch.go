@@ -78,11 +78,12 @@ type batchRecordProblems struct {
 	forbidden bool
 }
 
-// batchRef is a reference of a batch record: to a record the batch has
-// deleted by then (dead), or one the store must hold.
+// batchRef is a reference of a batch record the batch does not answer
+// itself: the store must hold it as one of kinds (none: the batch deleted
+// it by then).
 type batchRef struct {
 	refUse
-	dead bool
+	kinds []Kind
 }
 
 // checkBatch decodes every record of a batch body and returns how many
@@ -129,7 +130,7 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 	var named []refUse
 	for _, r := range records {
 		for _, ref := range r.refs {
-			if !ref.dead {
+			if len(ref.kinds) > 0 {
 				named = append(named, ref.refUse)
 			}
 		}
@@ -143,8 +144,8 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 		probs := slices.Concat(r.own, r.merged)
 		for _, ref := range r.refs {
 			ok := false
-			for _, k := range refKinds(ref.toKind) {
-				ok = ok || !ref.dead && exists[k][ref.id]
+			for _, k := range ref.kinds {
+				ok = ok || exists[k][ref.id]
 			}
 			if !ok {
 				probs = append(probs, fieldProblem{ref.path, refKindText(ref.toKind) + " " + ref.id + " does not exist"})
@@ -283,20 +284,25 @@ func (s *Service) checkBatchRecord(p Principal, kind Kind, rec Record, err error
 			r.own = append(r.own, fieldProblem{pr.Field, pr.Text})
 		}
 	}
-	for _, u := range uses {
-		ref := batchRef{refUse: u}
-		if slices.Contains(refKinds(u.toKind), kind) {
-			if u.id == rec.RecordID() {
-				continue
+	// A delete without problems names nothing: it deletes before any
+	// reference is looked at, as a single upsert does.
+	if !deleteAsked(rec) || len(r.own) > 0 {
+		for _, u := range uses {
+			ref := batchRef{refUse: u, kinds: refKinds(u.toKind)}
+			if slices.Contains(ref.kinds, kind) {
+				if u.id == rec.RecordID() {
+					continue
+				}
+				exists, known := plan.exists(u.id)
+				if exists {
+					continue
+				}
+				if known { // deleted by the batch: only another kind may hold it
+					ref.kinds = slices.DeleteFunc(slices.Clone(ref.kinds), func(k Kind) bool { return k == kind })
+				}
 			}
-			exists, known := plan.exists(u.id)
-			if exists {
-				continue
-			}
-			// A Map or Landing reference may still be to the other kind.
-			ref.dead = known && len(refKinds(u.toKind)) == 1
+			r.refs = append(r.refs, ref)
 		}
-		r.refs = append(r.refs, ref)
 	}
 	if r.idSet && ValidID(rec.RecordID()) {
 		r.merged, r.aliases = plan.apply(rec)

@@ -557,6 +557,29 @@ func equivCases() []equivCase {
 			}),
 		},
 		{
+			// A delete body's other fields are not looked at, references
+			// included (found by a differential test).
+			name:  "deletes whose bodies name records",
+			setup: setupOf("resource", `{"id":"rr1"}`, `{"id":"rr2"}`, `{"id":"rr3"}`),
+			kind:  "resource",
+			batch: []string{
+				`{"id":"rr3","deleteElementIrreversibly":true,"poiResourceIds":["nope"]}`,
+				`{"id":"rr1","deleteElementIrreversibly":true}`,
+				`{"id":"rr2","deleteElementIrreversibly":true,"poiResourceIdsAdd":["rr1"]}`,
+			},
+		},
+		{
+			// A Map or Landing reference to a Landing the batch deleted.
+			name:  "reference to a landing deleted earlier in a landing batch",
+			setup: setupOf("landing", `{"id":"land1"}`),
+			kind:  "landing",
+			batch: []string{
+				`{"id":"land1","deleteElementIrreversibly":true}`,
+				`{"id":"land2","landingBlocks":[{"resourceIds":["land1"]}]}`,
+			},
+			fails: true, refused: true,
+		},
+		{
 			// The rules judged on the merged record (TRACK-only fields)
 			// refuse the update whichever path applies it.
 			name:  "partial update leaving a TRACK-only field",
