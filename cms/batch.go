@@ -1,6 +1,7 @@
 package cms
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -100,23 +101,33 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 		forbidden bool
 	)
 	plan := newBatchPlan(s.store, p.Account, kind, codec)
+	spec := s.doc.kinds[kind].spec
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // stops the splitter and the decoding when a window is refused
-	for w := range s.decodeWindows(ctx, codec, kind, split) {
+	decode := func(raw []byte) (checkedRecord, error) {
+		rec := NewRecord(kind)
+		err := codec.Decode(raw, rec)
+		return checkedRecord{rec, refUses(spec, reflect.ValueOf(rec).Elem(), "", nil)}, err
+	}
+	for w := range decodedWindows(ctx, split, s.opts.MaxBatchRecords, decode) {
 		// The next window is cut and decoded on every core while this
 		// one's records are taken in order.
 		if w.err != nil {
 			return 0, nil, w.err
 		}
-		if count += len(w.records); count > s.opts.MaxBatchRecords {
+		if count += len(w.items); count > s.opts.MaxBatchRecords {
 			return 0, nil, &Error{Code: CodeTooLarge, Message: "Request too large",
 				Err: fmt.Errorf("more than %d records", s.opts.MaxBatchRecords)}
 		}
-		if err := plan.prefetch(ctx, w.records); err != nil {
+		recs := make([]Record, len(w.items))
+		for i, c := range w.items {
+			recs[i] = c.rec
+		}
+		if err := plan.prefetch(ctx, recs); err != nil {
 			return 0, nil, err
 		}
-		for i, rec := range w.records {
-			r, err := s.checkBatchRecord(p, kind, rec, w.errs[i], w.refs[i], plan)
+		for i, c := range w.items {
+			r, err := s.checkBatchRecord(p, kind, c.rec, w.errs[i], c.uses, plan)
 			if err != nil {
 				return 0, nil, err
 			}
@@ -162,36 +173,28 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 	return count, all, nil
 }
 
-// checkedWindow is a window of a submitted batch's records, decoded with
-// their field problems (errs) and references, or the error that ended it.
-type checkedWindow struct {
-	records []Record
-	errs    []error
-	refs    [][]refUse
-	err     error
+// decodedWindow is a window of a batch's records, decoded (each with its
+// error), or the error that ended the splitting.
+type decodedWindow[R any] struct {
+	items []R
+	errs  []error
+	err   error
 }
 
-// decodeWindows decodes and validates the windows of a batch body on
-// every core, a window ahead of the caller, on a goroutine of its own; it
-// stops when ctx ends.
-func (s *Service) decodeWindows(ctx context.Context, codec *Codec, kind Kind, split *recordSplitter) <-chan checkedWindow {
-	out := make(chan checkedWindow, 1)
-	spec := s.doc.kinds[kind].spec
+// decodedWindows cuts a batch body into windows (splitWindows) and decodes
+// each on every core, a window ahead of the caller, on a goroutine of its
+// own. It stops after a window the splitter refused, or when ctx ends.
+func decodedWindows[R any](ctx context.Context, split *recordSplitter, max int, decode func([]byte) (R, error)) <-chan decodedWindow[R] {
+	out := make(chan decodedWindow[R], 1)
 	go func() {
 		defer close(out)
-		for w := range splitWindows(ctx, split, s.opts.MaxBatchRecords) {
-			c := checkedWindow{err: w.err}
+		for w := range splitWindows(ctx, split, max) {
+			d := decodedWindow[R]{err: w.err}
 			if w.err == nil {
-				c.refs = make([][]refUse, len(w.raws))
-				c.records, c.errs = decodeAll(w.raws, func(i int, raw []byte) (Record, error) {
-					rec := NewRecord(kind)
-					err := codec.Decode(raw, rec)
-					c.refs[i] = refUses(spec, reflect.ValueOf(rec).Elem(), "", nil)
-					return rec, err
-				})
+				d.items, d.errs = decodeAll(w.raws, decode)
 			}
 			select {
-			case out <- c:
+			case out <- d:
 			case <-ctx.Done():
 				return
 			}
@@ -201,6 +204,13 @@ func (s *Service) decodeWindows(ctx context.Context, codec *Codec, kind Kind, sp
 		}
 	}()
 	return out
+}
+
+// checkedRecord is a submitted record decoded with its field rules, and
+// the references it makes.
+type checkedRecord struct {
+	rec  Record
+	uses []refUse
 }
 
 // rawWindow is a window of a batch body's records, or the error that
@@ -236,32 +246,31 @@ func splitWindows(ctx context.Context, split *recordSplitter, max int) <-chan ra
 	return out
 }
 
-// decodeAll decodes raw records with decode (given each one's index),
-// spread over the cores.
-func decodeAll(raws [][]byte, decode func(int, []byte) (Record, error)) ([]Record, []error) {
-	records, errs := make([]Record, len(raws)), make([]error, len(raws))
+// decodeAll decodes raw records with decode, spread over the cores.
+func decodeAll[R any](raws [][]byte, decode func([]byte) (R, error)) ([]R, []error) {
+	items, errs := make([]R, len(raws)), make([]error, len(raws))
 	workers := min(runtime.GOMAXPROCS(0), (len(raws)+31)/32)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(raws); i += workers {
-				records[i], errs[i] = decodeSafely(decode, i, raws[i])
+				items[i], errs[i] = decodeSafely(decode, raws[i])
 			}
 		})
 	}
 	wg.Wait()
-	return records, errs
+	return items, errs
 }
 
 // decodeSafely is decode with a panic turned into the record's error: a
 // decoding goroutine has no caller to recover it.
-func decodeSafely(decode func(int, []byte) (Record, error), i int, raw []byte) (rec Record, err error) {
+func decodeSafely[R any](decode func([]byte) (R, error), raw []byte) (item R, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			rec, err = nil, panicError(v)
+			err = panicError(v)
 		}
 	}()
-	return decode(i, raw)
+	return decode(raw)
 }
 
 // checkBatchRecord takes a decoded batch record in its turn: its own
@@ -522,14 +531,26 @@ func (s *Service) applyBatch(ctx context.Context, b *Batch, owner string) (Batch
 		}
 		bulk := newBulkTx(tx, s.doc, acc.ID, b.Kind)
 		defer bulk.settle() // a write in flight ends before the transaction does
+		split, err := newRecordSplitter(b.Payload)
+		if err != nil {
+			return err
+		}
 		decodeCtx, stop := context.WithCancel(ctx)
 		defer stop()
+		decode := func(raw []byte) (Record, error) {
+			rec := NewRecord(b.Kind)
+			err := codec.decodeBytes(raw, rec, false)
+			s.sanitize(rec)
+			return rec, err
+		}
 		done := 0
-		for c := range s.decodeChunks(decodeCtx, codec, b.Kind, b.Payload) {
-			if c.err != nil {
-				return c.err
+		// The next chunk is decoded a chunk ahead of the writes, so
+		// decoding and storing share the cores.
+		for w := range decodedWindows(decodeCtx, split, math.MaxInt, decode) {
+			if err := cmp.Or(append(w.errs, w.err)...); err != nil {
+				return err
 			}
-			chunk := c.records
+			chunk := w.items
 			if analyzeWithin(done, len(chunk)) {
 				if err := tx.Analyze(ctx); err != nil {
 					return err
@@ -579,69 +600,13 @@ func (s *Service) applyBatch(ctx context.Context, b *Batch, owner string) (Batch
 		// Done in the records' own transaction: a worker that no longer
 		// holds the batch commits nothing, and a crash after the commit
 		// leaves no applied batch to be applied again over later writes.
-		err := tx.FinishBatch(ctx, b.ID, owner, BatchDone, res, s.now())
+		err = tx.FinishBatch(ctx, b.ID, owner, BatchDone, res, s.now())
 		if ErrorCode(err) == CodeConflict {
 			return fmt.Errorf("%w: %w", errBatchNotHeld, err)
 		}
 		return err
 	})
 	return res, err
-}
-
-// batchChunk is a run of decoded, sanitized records of a batch, or the
-// error that ended decoding.
-type batchChunk struct {
-	records []Record
-	err     error
-}
-
-// decodeChunks decodes and sanitizes a batch payload on a goroutine of its
-// own, a chunk ahead of the writes, so decoding and storing share two
-// cores. It stops when ctx ends; the channel closes after the last chunk.
-func (s *Service) decodeChunks(ctx context.Context, codec *Codec, kind Kind, payload []byte) <-chan batchChunk {
-	out := make(chan batchChunk, 1)
-	go func() {
-		defer close(out)
-		send := func(c batchChunk) bool {
-			select {
-			case out <- c:
-				return true
-			case <-ctx.Done():
-				return false
-			}
-		}
-		split, err := newRecordSplitter(payload)
-		if err != nil {
-			send(batchChunk{err: err})
-			return
-		}
-		decode := func(_ int, raw []byte) (Record, error) {
-			rec := NewRecord(kind)
-			err := codec.decodeBytes(raw, rec, false)
-			s.sanitize(rec)
-			return rec, err
-		}
-		for w := range splitWindows(ctx, split, math.MaxInt) {
-			if w.err != nil {
-				send(batchChunk{err: w.err})
-				return
-			}
-			if len(w.raws) == 0 {
-				return
-			}
-			records, errs := decodeAll(w.raws, decode)
-			for _, err := range errs {
-				if err != nil {
-					send(batchChunk{err: err})
-					return
-				}
-			}
-			if !send(batchChunk{records: records}) {
-				return
-			}
-		}
-	}()
-	return out
 }
 
 // applyBatchDelete applies deleteElementIrreversibly of a batch record on
