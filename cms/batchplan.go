@@ -30,9 +30,10 @@ type batchPlan struct {
 
 // plannedRecord is what the batch did so far to one id.
 type plannedRecord struct {
-	deleted   bool // its last record deleted it
-	recreated bool // made again after a delete: holds none of its stored aliases
-	given     map[string]string
+	written   bool              // a record of the batch made or changed it
+	deleted   bool              // its last record deleted it
+	recreated bool              // made again after a delete: holds none of its stored aliases
+	given     map[string]string // aliases its records gave, by language
 	// The TRACK rule's inputs after the merges so far (Resources).
 	resourceType string
 	valued       uint64 // bit i: track[i] holds a value
@@ -100,15 +101,11 @@ func (p *batchPlan) prefetch(ctx context.Context, records []Record) error {
 // records so far: known true or false, or not known (the store decides).
 func (p *batchPlan) exists(id string) (exists, known bool) {
 	r := p.ids[id]
-	if r == nil || (!r.deleted && !r.touched()) {
+	if r == nil || (!r.deleted && !r.written) { // untouched, perhaps prefetched
 		return false, false
 	}
 	return !r.deleted, true
 }
-
-// touched reports whether a record of the batch wrote the id: a
-// prefetched Resource not yet written has neither flag nor aliases.
-func (r *plannedRecord) touched() bool { return r.given != nil }
 
 // apply takes the next record (valid id) and returns the problems of the
 // merged record it makes: the TRACK rule, then its aliases.
@@ -116,7 +113,7 @@ func (p *batchPlan) apply(rec Record) (merged, aliases []fieldProblem) {
 	id := rec.RecordID()
 	r := p.ids[id]
 	if deleteAsked(rec) {
-		p.ids[id] = &plannedRecord{deleted: true, given: map[string]string{}}
+		p.ids[id] = &plannedRecord{deleted: true}
 		return nil, nil
 	}
 	switch {
@@ -126,9 +123,7 @@ func (p *batchPlan) apply(rec Record) (merged, aliases []fieldProblem) {
 	case r.deleted:
 		*r = plannedRecord{recreated: true}
 	}
-	if r.given == nil {
-		r.given = map[string]string{}
-	}
+	r.written = true
 	if res, ok := rec.(*Resource); ok {
 		merged = p.mergeTrack(r, res)
 	}
@@ -187,6 +182,9 @@ func (p *batchPlan) claim(id string, r *plannedRecord, aliases Langs[string]) []
 		if holder := p.holder(key); holder != "" && holder != id {
 			problems = append(problems, fieldProblem{p.langs.WireName("urlAlias", lang),
 				alias + " is already used by " + p.kind.Title() + " " + holder})
+		}
+		if r.given == nil {
+			r.given = map[string]string{}
 		}
 		r.given[lang] = alias
 		p.claims[key] = id
