@@ -166,7 +166,7 @@ func (s *Service) SetDisabled(ctx context.Context, name string, disabled bool) e
 }
 
 func (s *Service) updateUser(ctx context.Context, name string, revoke bool, change func(*User)) error {
-	return s.store.WithTx(ctx, func(tx Store) error {
+	return s.inTx(ctx, func(tx Store) error {
 		u, err := tx.GetUser(ctx, name)
 		if err != nil {
 			return err

@@ -27,7 +27,7 @@ func (s *Service) Clone(ctx context.Context, kind Kind, id, mapID string) (Clone
 	}
 	notCloned := &Error{Code: CodeConflict, Message: "Not cloned " + kind.Title() + " " + id}
 	res := CloneResult{Kind: kind, ID: id}
-	err = s.store.WithTx(ctx, func(tx Store) error {
+	err = s.inTx(ctx, func(tx Store) error {
 		now := s.now()
 		src, err := tx.GetRecord(ctx, p.Account, kind, id)
 		if ErrorCode(err) == CodeNotFound {

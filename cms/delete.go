@@ -47,7 +47,11 @@ func (s *Service) Delete(ctx context.Context, kind Kind, ids []string) (DeleteRe
 func (s *Service) deleteRecords(ctx context.Context, st Store, p Principal, kind Kind, ids []string) (DeleteResult, error) {
 	res := DeleteResult{Kind: kind}
 	missing := 0
-	err := st.WithTx(ctx, func(tx Store) error {
+	run := st.WithTx
+	if st == s.store {
+		run = s.inTx // a batch's own transaction is not retried here
+	}
+	err := run(ctx, func(tx Store) error {
 		res.Deleted, res.Failed, missing = nil, nil, 0
 		now := s.now()
 		for _, id := range ids {

@@ -32,6 +32,11 @@ const (
 	CodePrecondition Code = "precondition"
 	// CodeTooMany: throttled. HTTP 429.
 	CodeTooMany Code = "too_many"
+	// CodeUnavailable: the store cannot be reached (connection refused or
+	// lost, the database shutting down, no connection free in time), or a
+	// write kept meeting concurrent writers past its retries; the same
+	// request may succeed later. HTTP 503 with Retry-After.
+	CodeUnavailable Code = "unavailable"
 	// CodeInternal: anything else; never shown in detail. HTTP 500.
 	CodeInternal Code = "internal"
 )
@@ -39,7 +44,7 @@ const (
 // Codes lists every code, so the HTTP layer can prove each has a row.
 func Codes() []Code {
 	return []Code{CodeMalformed, CodeInvalid, CodeNotFound, CodeConflict, CodeTooLarge,
-		CodeUnauthorized, CodeForbidden, CodePrecondition, CodeTooMany, CodeInternal}
+		CodeUnauthorized, CodeForbidden, CodePrecondition, CodeTooMany, CodeUnavailable, CodeInternal}
 }
 
 // Error is the library's error: a stable Code for programs, a Message safe
@@ -107,4 +112,35 @@ type Problem struct {
 // String formats the problem as "<Kind> <id>: <field>: <problem>".
 func (p Problem) String() string {
 	return p.Kind.Title() + " " + p.ID + ": " + p.Field + ": " + p.Text
+}
+
+// RaceError is the cause of a store error that another attempt of the
+// whole transaction may not meet: a deadlock, a serialization failure, or
+// a unique key taken by a concurrent writer's insert. Adapters wrap such
+// driver errors in it, under an *Error of CodeUnavailable; the Service
+// runs the transaction again before it answers (Options.TxAttempts).
+type RaceError struct {
+	Err error
+}
+
+func (e *RaceError) Error() string { return "write race: " + e.Err.Error() }
+
+func (e *RaceError) Unwrap() error { return e.Err }
+
+// IsRace reports whether err is a clash with a concurrent writer that a
+// new attempt of the transaction may not meet.
+func IsRace(err error) bool {
+	_, ok := errors.AsType[*RaceError](err)
+	return ok
+}
+
+// Race wraps a driver error of a clash with another writer as the
+// library's error: CodeUnavailable with a *RaceError cause.
+func Race(err error) error {
+	return &Error{Code: CodeUnavailable, Message: "write race", Err: &RaceError{Err: err}}
+}
+
+// Unavailable wraps a driver error that says the store cannot be reached.
+func Unavailable(err error) error {
+	return &Error{Code: CodeUnavailable, Message: "store unavailable", Err: err}
 }

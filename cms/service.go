@@ -81,6 +81,12 @@ type Options struct {
 	// largest batch); negative: none, workers always read the store.
 	BatchHandoff int
 
+	// TxAttempts is how many times a write transaction is tried when it
+	// fails on a race with another writer (a deadlock, a serialization
+	// failure, a unique key taken meanwhile) before the caller gets
+	// CodeUnavailable. Default 5.
+	TxAttempts int
+
 	// UserRecheck is how long a user's disabled state is trusted before
 	// it is read again; a disabled user's access tokens stop working after
 	// at most this long. Default 2 s.
@@ -147,6 +153,9 @@ func (o Options) withDefaults() Options {
 		o.BatchHandoff = 64 << 20
 	case o.BatchHandoff < 0:
 		o.BatchHandoff = 0
+	}
+	if o.TxAttempts <= 0 {
+		o.TxAttempts = 5
 	}
 	if o.UserRecheck == 0 {
 		o.UserRecheck = 2 * time.Second

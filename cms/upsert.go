@@ -82,7 +82,7 @@ func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *Upse
 		o = *opts
 	}
 	var res UpsertResult
-	err = s.store.WithTx(ctx, func(tx Store) error {
+	err = s.inTx(ctx, func(tx Store) error {
 		var err error
 		res, err = s.upsertIn(ctx, tx, p, codec, patch, problems, o)
 		return err

@@ -44,6 +44,8 @@ func failureOf(code cms.Code) (f failure, ok bool) {
 		return failure{http.StatusPreconditionFailed, "Precondition failed", false}, true
 	case cms.CodeTooMany:
 		return failure{http.StatusTooManyRequests, "Too many attempts", false}, true
+	case cms.CodeUnavailable:
+		return failure{http.StatusServiceUnavailable, "Service unavailable", false}, true
 	case cms.CodeInternal:
 		return failure{http.StatusInternalServerError, "Internal error", false}, true
 	}
@@ -55,6 +57,10 @@ const (
 	textNotFound         = "Not found"
 	textMethodNotAllowed = "Method not allowed"
 )
+
+// unavailableRetryAfter is the Retry-After, in seconds, of a 503 when the
+// store cannot be reached.
+const unavailableRetryAfter = 5
 
 const realm = `Bearer realm="api/bw/v2"`
 
@@ -104,6 +110,14 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		if wait, ok := cms.IsThrottled(err); ok {
 			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 		}
+	case http.StatusServiceUnavailable:
+		// A writer that kept meeting others may try again at once; a
+		// store out of reach is given a few seconds.
+		retry := unavailableRetryAfter
+		if cms.IsRace(err) {
+			retry = 1
+		}
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
 	}
 	body := failBody{Fail: text}
 	if nd, ok := errors.AsType[*cms.NotDoneError](err); ok {
