@@ -77,3 +77,27 @@ func TestFullRecordPostedBackIsSkip(t *testing.T) {
 		}
 	})
 }
+
+// TestNegativeZeroIsZero: -0 (in any spelling, or a value too small for a
+// float64 that rounds to -0) is stored and read as 0, so posting 0
+// afterwards is a Skip.
+func TestNegativeZeroIsZero(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		for i, zero := range []string{"-0", "-0.0", "-0e3", "-1e-400"} {
+			id := "nz" + string(rune('a'+i))
+			body := `{"id":"` + id + `","locationLat":` + zero + `,"locationLon":` + zero + `}`
+			if w := e.send("admin", "POST", "/api/bw/v2/resource", body, nil); w.Code != 201 {
+				t.Fatalf("create %s: %d %s", body, w.Code, w.Body)
+			}
+			read := e.send("admin", "GET", "/api/bw/v2/resource/"+id+"/published/*/fields/locationLat,locationLon", "", nil)
+			if got, want := strings.TrimSpace(read.Body.String()), `{"id":"`+id+`","locationLat":0,"locationLon":0}`; got != want {
+				t.Errorf("%s read back %s, want %s", zero, got, want)
+			}
+			w := e.send("admin", "POST", "/api/bw/v2/resource", `{"id":"`+id+`","locationLat":0,"locationLon":0}`, nil)
+			if w.Code != 200 {
+				t.Errorf("%s then 0: %d %s, want 200 Skip", zero, w.Code, w.Body)
+			}
+		}
+	})
+}
