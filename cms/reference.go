@@ -125,23 +125,26 @@ func refKindText(toKind string) string {
 }
 
 // SetAssignmentLists gives a Resource its mapIds and mapSecondaryIds, or a
-// Map its resourceIds and secondaryResourceIds, as a store reads them (an
-// empty list, never null); other kinds have none. Adapters fill read
+// Map its resourceIds and secondaryResourceIds, as a store reads them
+// (null when empty); other kinds have none. Adapters fill read
 // records with it.
 func SetAssignmentLists(rec Record, primary, secondary []string) {
-	if primary == nil {
-		primary = []string{}
-	}
-	if secondary == nil {
-		secondary = []string{}
-	}
-	p, s := NullOf(primary), NullOf(secondary)
+	p, s := assignedList(primary), assignedList(secondary)
 	switch r := rec.(type) {
 	case *Resource:
 		r.MapIDs, r.MapSecondaryIDs = p, s
 	case *Map:
 		r.ResourceIDs, r.SecondaryResourceIDs = p, s
 	}
+}
+
+// assignedList is an assignment list as records read it: null when
+// empty, whatever was sent, so a record read and posted back is a Skip.
+func assignedList(ids []string) Null[[]string] {
+	if len(ids) == 0 {
+		return Nil[[]string]()
+	}
+	return NullOf(ids)
 }
 
 // assignmentSide is one side of the Resource-Map assignments as a body

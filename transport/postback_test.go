@@ -101,3 +101,39 @@ func TestNegativeZeroIsZero(t *testing.T) {
 		}
 	})
 }
+
+// TestEmptyAssignmentListsReadNull: a Resource's mapIds/mapSecondaryIds
+// and a Map's resourceIds/secondaryResourceIds read null whenever they are
+// empty (never assigned, or emptied), singly, in lists and in /full; a
+// record read and posted back, or posted with [] there, is a Skip.
+func TestEmptyAssignmentListsReadNull(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		const resFields = "/fields/mapIds,mapSecondaryIds"
+		const mapFields = "/fields/resourceIds,secondaryResourceIds"
+		runFlow(t, e, []step{
+			{user: "admin", method: "POST", path: "/api/bw/v2/resource", body: `{"id":"lone","published":true}`, status: 201},
+			{user: "admin", method: "POST", path: "/api/bw/v2/map", body: `{"id":"empty","published":true}`, status: 201},
+			{name: "never assigned: one", user: "admin", method: "GET", path: "/api/bw/v2/resource/lone" + resFields, status: 200,
+				want: `{"id":"lone","mapIds":null,"mapSecondaryIds":null}`},
+			{name: "never assigned: list", user: "admin", method: "GET", path: "/api/bw/v2/map" + mapFields, status: 200,
+				want: `[{"id":"empty","resourceIds":null,"secondaryResourceIds":null}]`},
+			{name: "assigned", user: "admin", method: "POST", path: "/api/bw/v2/resource", body: `{"id":"lone","mapIds":["empty"]}`, status: 202},
+			{user: "admin", method: "GET", path: "/api/bw/v2/map/empty" + mapFields, status: 200,
+				want: `{"id":"empty","resourceIds":["lone"],"secondaryResourceIds":null}`},
+			{name: "emptied with []", user: "admin", method: "POST", path: "/api/bw/v2/map", body: `{"id":"empty","resourceIds":[]}`, status: 202},
+			{user: "admin", method: "GET", path: "/api/bw/v2/resource/lone" + resFields, status: 200,
+				want: `{"id":"lone","mapIds":null,"mapSecondaryIds":null}`},
+			{user: "admin", method: "GET", path: "/api/bw/v2/map/empty" + mapFields, status: 200,
+				want: `{"id":"empty","resourceIds":null,"secondaryResourceIds":null}`},
+			{name: "[] again is a Skip", user: "admin", method: "POST", path: "/api/bw/v2/resource",
+				body: `{"id":"lone","mapIds":[],"mapSecondaryIds":[]}`, status: 200},
+			{name: "null is a Skip", user: "admin", method: "POST", path: "/api/bw/v2/map",
+				body: `{"id":"empty","resourceIds":null,"secondaryResourceIds":null}`, status: 200},
+		})
+		full := e.send("admin", "GET", "/api/bw/v2/resource/schema.json/full", "", nil)
+		if !strings.Contains(full.Body.String(), `"mapIds":null,"mapSecondaryIds":null`) {
+			t.Errorf("/full: %.300s", full.Body.String())
+		}
+	})
+}
