@@ -63,6 +63,9 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	if o.ConnMaxLifetime <= 0 {
 		o.ConnMaxLifetime = 30 * time.Minute
 	}
+	// Migrations in Go run with the complete SQL ones only (tests open
+	// older schemas with fewer).
+	full := o.migrations == nil
 	if o.migrations == nil {
 		sub, err := fs.Sub(migrations, "migrations")
 		if err != nil {
@@ -83,11 +86,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
-	if err := migrate(ctx, db, o.migrations); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("postgres: %w", err)
-	}
-	return &Store{bunstore.New(bunstore.Options{
+	store := &Store{bunstore.New(bunstore.Options{
 		Write:     db,
 		Features:  cms.Features{Name: "postgres", ConcurrentBatchClaims: true},
 		Translate: translate,
@@ -107,12 +106,21 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		List:     func(ids []string) any { return ids },
 		Numbered: true,
 		Close:    db.Close,
-	})}, nil
+	})}
+	var data []bunstore.DataMigration
+	if full {
+		data = store.DataMigrations()
+	}
+	if err := migrate(ctx, db, o.migrations, data); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	return store, nil
 }
 
 // migrate holds an advisory lock while migrating, so instances starting at
 // once apply each migration once.
-func migrate(ctx context.Context, db *bun.DB, fsys fs.FS) error {
+func migrate(ctx context.Context, db *bun.DB, fsys fs.FS, data []bunstore.DataMigration) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
@@ -122,7 +130,7 @@ func migrate(ctx context.Context, db *bun.DB, fsys fs.FS) error {
 		return err
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", migrationLock)
-	return bunstore.Migrate(ctx, db, fsys)
+	return bunstore.Migrate(ctx, db, fsys, data...)
 }
 
 // translate maps PostgreSQL errors the library can act on.
