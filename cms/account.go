@@ -170,7 +170,7 @@ func (s *Service) SetDisabled(ctx context.Context, name string, disabled bool) e
 	return err
 }
 
-// afterChange is more that a change of a user does in its transaction.
+// afterChange is what else a change of a user does, in its transaction.
 type afterChange func(ctx context.Context, tx Store, u User) error
 
 func revokeTokens(ctx context.Context, tx Store, u User) error {

@@ -164,6 +164,9 @@ func TestServiceOptions(t *testing.T) {
 	if _, err := cms.NewService(st, &cms.Options{RefreshIdle: -time.Second}); err == nil {
 		t.Error("negative RefreshIdle accepted")
 	}
+	if _, err := cms.NewService(st, &cms.Options{LoginUserCeiling: -1}); err == nil {
+		t.Error("negative LoginUserCeiling accepted")
+	}
 }
 
 // TestPurge: expired refresh families and old login failures go; fresh

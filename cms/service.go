@@ -201,8 +201,8 @@ func NewService(store Store, opts *Options) (*Service, error) {
 		o = *opts
 	}
 	o = o.withDefaults()
-	if o.RefreshIdle < 0 || o.RefreshLifetime < 0 || o.LoginAttempts < 0 || o.LoginUserCeiling < 0 || o.LoginWindow < 0 || o.UserRecheck < 0 ||
-		o.MaxBatchRecords < 0 || o.BatchLease < 0 || o.BatchPoll < 0 || o.BatchRetention < 0 {
+	if o.RefreshIdle < 0 || o.RefreshLifetime < 0 || o.LoginAttempts < 0 || o.LoginUserCeiling < 0 || o.LoginWindow < 0 ||
+		o.UserRecheck < 0 || o.MaxBatchRecords < 0 || o.BatchLease < 0 || o.BatchPoll < 0 || o.BatchRetention < 0 {
 		return nil, errors.New("cms: Options durations and counts must not be negative")
 	}
 	s := &Service{store: store, opts: o, log: o.Logger,

@@ -338,7 +338,8 @@ type AccountStore interface {
 	// may, stores the attempt as a failure of (Username, Address) at At,
 	// before the password is checked: a burst of attempts is held to the
 	// limits. Failures of Username before a.Since are forgotten on the
-	// way. Nothing is stored for a refused attempt.
+	// way. Nothing is stored for a refused attempt; a refusal is no error
+	// (errors are CodeInternal only).
 	ReserveLogin(ctx context.Context, a LoginAttempt) (LoginReservation, error)
 	// LoginSucceeded forgets the failures of username from address (the
 	// reservation of the attempt that succeeded included) and records

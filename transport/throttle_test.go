@@ -2,8 +2,10 @@ package transport
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -244,6 +246,158 @@ func TestLoginLockoutIsPerAddress(t *testing.T) {
 		}
 		if w := e.loginFrom(attacker, "admin", "guess"); w.Code != 429 {
 			t.Errorf("the user's success reset the attacker's count: %d", w.Code)
+		}
+	})
+}
+
+// forEachStoreWith is forEachStore with options.
+func forEachStoreWith(t *testing.T, o envOptions, fn func(t *testing.T, e *env)) {
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			o := o
+			o.store = st.open
+			fn(t, newEnv(t, o))
+		})
+	}
+}
+
+// TestLoginUserCeiling: past the username's ceiling over all addresses,
+// an address the user has not logged in from is refused before its
+// password is checked, while a known one still logs in.
+func TestLoginUserCeiling(t *testing.T) {
+	t.Parallel()
+	forEachStoreWith(t, envOptions{svc: func(o *cms.Options) { o.LoginUserCeiling = 12 }}, func(t *testing.T, e *env) {
+		const home = "198.51.100.2:5000"
+		if w := e.loginFrom(home, "admin", testPassword); w.Code != 200 {
+			t.Fatalf("the user at home: %d", w.Code)
+		}
+		e.clock.Advance(time.Hour)
+		// Below the ceiling, an address without failures is never
+		// refused: four addresses fail 3 times each (12 failures).
+		for i := range 12 {
+			peer := fmt.Sprintf("203.0.113.%d:4000", i/3)
+			if w := e.loginFrom(peer, "admin", "guess"); w.Code != 401 {
+				t.Fatalf("guess %d from %s: %d", i+1, peer, w.Code)
+			}
+			e.clock.Advance(time.Second)
+		}
+		for _, peer := range []string{"192.0.2.50:1", "203.0.113.0:4000"} {
+			w := e.loginFrom(peer, "admin", testPassword)
+			if w.Code != 429 || w.Header().Get("Retry-After") != "888" { // the first guess leaves the window in 15 min - 12 s
+				t.Errorf("the right password from %s past the ceiling: %d, Retry-After %q; want 429, 888", peer, w.Code, w.Header().Get("Retry-After"))
+			}
+		}
+		if w := e.loginFrom(home, "admin", testPassword); w.Code != 200 {
+			t.Errorf("the user at home past the ceiling: %d %s", w.Code, w.Body)
+		}
+		// Another user is not held by admin's ceiling.
+		if w := e.loginFrom("192.0.2.50:1", "reader", testPassword); w.Code != 200 {
+			t.Errorf("another user: %d", w.Code)
+		}
+		if got := failures(t, e, "admin"); got != 12 {
+			t.Errorf("admin has %d failures; refusals must not count", got)
+		}
+	})
+}
+
+// TestLoginTrustedProxies: X-Forwarded-For and Forwarded name the client
+// only when the peer is a trusted proxy; IPv6 clients count by /64.
+func TestLoginTrustedProxies(t *testing.T) {
+	t.Parallel()
+	trust := func(o *Options) { o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")} }
+	forEachStoreWith(t, envOptions{http: trust}, func(t *testing.T, e *env) {
+		const proxy, stranger = "10.0.0.5:3000", "192.0.2.99:3000"
+		guess := func(peer string, header ...string) int {
+			return e.loginFrom(peer, "admin", "guess", header...).Code
+		}
+		right := func(peer string, header ...string) int {
+			return e.loginFrom(peer, "admin", testPassword, header...).Code
+		}
+		// Behind the proxy, each client counts apart: the attacker's
+		// address is refused, the user's logs in.
+		for range 5 {
+			guess(proxy, "X-Forwarded-For", "203.0.113.7")
+		}
+		if got := right(proxy, "X-Forwarded-For", "203.0.113.7"); got != 429 {
+			t.Errorf("the attacker behind the proxy: %d, want 429", got)
+		}
+		if got := right(proxy, "X-Forwarded-For", "198.51.100.2"); got != 200 {
+			t.Errorf("the user behind the proxy: %d, want 200", got)
+		}
+		if got := right(proxy); got != 200 {
+			t.Errorf("the proxy itself, without a header: %d, want 200", got)
+		}
+		// From an untrusted peer the header is a lie: the failures count
+		// against the peer, whatever the header says.
+		for i := range 5 {
+			guess(stranger, "X-Forwarded-For", fmt.Sprintf("198.51.100.%d", 100+i))
+		}
+		if got := right(stranger, "X-Forwarded-For", "198.51.100.200"); got != 429 {
+			t.Errorf("a spoofing peer: %d, want 429", got)
+		}
+		if got := right(proxy, "X-Forwarded-For", "198.51.100.100"); got != 200 {
+			t.Errorf("an address a spoofing peer named: %d, want 200", got)
+		}
+		// The Forwarded form, with IPv6 clients: one /64 shares a count,
+		// another /64 does not.
+		for i := range 5 {
+			guess(proxy, "Forwarded", fmt.Sprintf(`for="[2001:db8:1:2::%x]:4711";proto=https`, i+1))
+		}
+		if got := right(proxy, "Forwarded", `for="[2001:db8:1:2:ffff::1]"`); got != 429 {
+			t.Errorf("the same /64: %d, want 429", got)
+		}
+		if got := right(proxy, "Forwarded", `for="[2001:db8:1:3::1]"`); got != 200 {
+			t.Errorf("another /64: %d, want 200", got)
+		}
+		// A malformed header from the proxy counts against the proxy.
+		for range 5 {
+			guess(proxy, "X-Forwarded-For", "198.51.100.2, garbage")
+		}
+		if got := right(proxy); got != 429 {
+			t.Errorf("the proxy after 5 failures with malformed headers: %d, want 429", got)
+		}
+	})
+}
+
+// TestLoginUnlock: an unlock and a password change clear a user's
+// failures from every address.
+func TestLoginUnlock(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		lockOut := func() {
+			t.Helper()
+			for _, peer := range []string{"203.0.113.1:1", "203.0.113.2:1"} {
+				for range 5 {
+					e.loginFrom(peer, "admin", "guess")
+				}
+				if w := e.loginFrom(peer, "admin", testPassword); w.Code != 429 {
+					t.Fatalf("after 5 failures from %s: %d", peer, w.Code)
+				}
+			}
+		}
+		ctx := t.Context()
+		lockOut()
+		if err := e.svc.UnlockUser(ctx, "admin"); err != nil {
+			t.Fatal(err)
+		}
+		for _, peer := range []string{"203.0.113.1:1", "203.0.113.2:1"} {
+			if w := e.loginFrom(peer, "admin", testPassword); w.Code != 200 {
+				t.Errorf("after the unlock, from %s: %d", peer, w.Code)
+			}
+		}
+		e.clock.Advance(time.Hour)
+		lockOut()
+		if err := e.svc.SetPassword(ctx, "admin", "a new password"); err != nil {
+			t.Fatal(err)
+		}
+		for _, peer := range []string{"203.0.113.1:1", "203.0.113.2:1"} {
+			if w := e.loginFrom(peer, "admin", "a new password"); w.Code != 200 {
+				t.Errorf("after the password change, from %s: %d", peer, w.Code)
+			}
+		}
+		if err := e.svc.UnlockUser(ctx, "nobody"); cms.ErrorCode(err) != cms.CodeNotFound {
+			t.Errorf("UnlockUser of an unknown user: %v", err)
 		}
 	})
 }
