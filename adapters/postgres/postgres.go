@@ -96,6 +96,8 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		// The two-key form is a key space apart from KeyLock's.
 		KindLock:       "SELECT pg_advisory_xact_lock(1, hashtext(?))",
 		KindLockShared: "SELECT pg_advisory_xact_lock_shared(1, hashtext(?))",
+		// First key 2: the login attempts of one username.
+		LoginLock: "SELECT pg_advisory_xact_lock(2, hashtext(?))",
 		// Inside a transaction ANALYZE sees the rows it wrote, so a long
 		// batch keeps its key look-ups on the right index.
 		Analyze: "ANALYZE records, aliases, refs, assignments",

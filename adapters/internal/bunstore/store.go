@@ -54,6 +54,12 @@ type Options struct {
 	// their own). One lock a batch, not one an id: PostgreSQL's lock table
 	// holds a few thousand.
 	KindLock, KindLockShared string
+	// LoginLock, when set, is run with a username at the start of the
+	// transactions that count or change its login failures, so that the
+	// attempts of one username are decided one at a time across
+	// connections and instances (PostgreSQL: a transaction-scoped advisory
+	// lock). SQLite needs none: its write transactions run one at a time.
+	LoginLock string
 	// RowLock is appended to GetRecord and GetRecords inside a transaction so that a
 	// read-modify-write holds the row ("FOR UPDATE" on PostgreSQL; SQLite's
 	// transactions hold the write lock from their start).
