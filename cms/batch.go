@@ -526,6 +526,11 @@ func (s *Service) applyBatch(ctx context.Context, b *Batch, owner string) (Batch
 	var res BatchResult
 	err = s.store.WithTx(ctx, func(tx Store) error {
 		res = BatchResult{}
+		// Its records' assignments and deletes touch other records: first
+		// the account's writes of several records, then the kind.
+		if err := tx.LockAccountWrites(ctx, acc.ID); err != nil {
+			return err
+		}
 		if err := tx.LockKind(ctx, acc.ID, b.Kind); err != nil {
 			return err
 		}
