@@ -51,6 +51,9 @@ func TestOutage(t *testing.T) {
 		{name: "batch status", user: "admin", method: "GET", path: "/api/bw/v2/resource/batch/" + batchID,
 			status: 503, want: `{"fail":"Service unavailable"}`, check: unavailable},
 	})
+	if w := e.do(postForm("/api/bw/v2/auth", form("u", "admin", "p", testPassword))); w.Code != 503 {
+		t.Errorf("login during the outage: %d %s, want 503", w.Code, w.Body)
+	}
 	if did, err := e.svc.ProcessBatch(t.Context(), "w"); did || cms.ErrorCode(err) != cms.CodeUnavailable {
 		t.Errorf("ProcessBatch during the outage: %v, %v; want nothing claimed, CodeUnavailable", did, err)
 	}
