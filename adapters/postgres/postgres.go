@@ -132,43 +132,40 @@ func migrate(ctx context.Context, db *bun.DB, fsys fs.FS) error {
 	return bunstore.Migrate(ctx, db, fsys)
 }
 
-// translate maps PostgreSQL errors the library can act on: a clash with a
-// concurrent writer becomes a race (the service runs the transaction
-// again), a database that cannot be reached becomes unavailable (503),
-// whatever the driver or database/sql reports it as.
+// translate maps PostgreSQL errors the library can act on.
 func translate(err error) error {
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		switch pgErr.Code {
-		// unique_violation (a key a concurrent writer took meanwhile),
-		// serialization_failure, deadlock_detected.
-		case "23505", "40001", "40P01":
-			return cms.Race(err)
-		case "23503": // foreign_key_violation
-			return &cms.Error{Code: cms.CodeNotFound, Message: "referenced row not found", Err: err}
-		// admin_shutdown, crash_shutdown, cannot_connect_now (starting or
-		// shutting down), too_many_connections.
-		case "57P01", "57P02", "57P03", "53300":
-			return cms.Unavailable(err)
-		}
-		if strings.HasPrefix(pgErr.Code, "08") { // connection_exception
-			return cms.Unavailable(err)
-		}
-		return err
+	if !errors.As(err, &pgErr) {
+		return unreachable(err)
 	}
-	if unreachable(err) {
+	switch pgErr.Code {
+	case "23505", "40001", "40P01":
+		return cms.Race(err)
+	case "23503": // foreign_key_violation
+		return &cms.Error{Code: cms.CodeNotFound, Message: "referenced row not found", Err: err}
+	// The server shutting down or starting (admin_shutdown, crash_shutdown,
+	// cannot_connect_now), or refusing connections (too_many_connections).
+	case "57P01", "57P02", "57P03", "53300":
+		return cms.Unavailable(err)
+	}
+	if strings.HasPrefix(pgErr.Code, "08") { // connection_exception
 		return cms.Unavailable(err)
 	}
 	return err
 }
 
-// unreachable tells whether err says the server could not be reached or
-// the connection was lost: a failed connect, a network error, a connection
-// that ended mid-answer or was closed under the caller.
-func unreachable(err error) bool {
+// unreachable returns err as unavailable when it says the server could not
+// be reached or the connection was lost (a failed connect, a network
+// error, a connection that ended mid-answer or was closed under the
+// caller), whatever the driver or database/sql reports it as; otherwise
+// err unchanged.
+func unreachable(err error) error {
 	var connectErr *pgconn.ConnectError
 	var netErr net.Error
-	return errors.As(err, &connectErr) || errors.As(err, &netErr) ||
+	if errors.As(err, &connectErr) || errors.As(err, &netErr) ||
 		errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) ||
-		errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
+		errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return cms.Unavailable(err)
+	}
+	return err
 }
