@@ -459,7 +459,7 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 		s.endLease(ctx, b.ID, owner)
 		return true, nil
 	case ErrorCode(applyErr) == CodeInternal && b.Attempts < s.opts.BatchMaxAttempts:
-		// Not the records' doing (a write failed, a connection dropped):
+		// Not the records' doing (a write failed):
 		// rolled back, tried again by the next claim, until the last
 		// attempt records the error.
 		s.log.WarnContext(ctx, "cms: batch failed; to be tried again", "batch", b.ID, "attempt", b.Attempts, "err", applyErr)
