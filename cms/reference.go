@@ -2,6 +2,7 @@ package cms
 
 import (
 	"context"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -169,6 +170,18 @@ func assignedLists(rec Record) map[Role][]string {
 	return map[Role][]string{}
 }
 
+// namesAssignments tells whether a body sets an assignment list of its
+// Resource or Map (replacing or adding).
+func namesAssignments(patch Record) bool {
+	switch r := patch.(type) {
+	case *Resource:
+		return r.MapIDs.Set || r.MapIDsAdd.Set || r.MapSecondaryIDs.Set || r.MapSecondaryIDsAdd.Set
+	case *Map:
+		return r.ResourceIDs.Set || r.ResourceIDsAdd.Set || r.SecondaryResourceIDs.Set || r.SecondaryResourceIDsAdd.Set
+	}
+	return false
+}
+
 // assign applies a body's assignment lists to the lists before (replace
 // first, then add; a record takes one role), writes the roles that
 // changed, and gives every record on the other side whose role changed a
@@ -223,9 +236,10 @@ func (s *Service) assign(ctx context.Context, tx Store, account string, patch Re
 	if !changed {
 		return before, false, nil
 	}
-	// Records whose role changed (joined, left, or switched) are touched.
+	// Records whose role changed (joined, left, or switched) are touched,
+	// in ascending id order like every lock a write takes.
 	was, is := rolesOf(before), rolesOf(after)
-	for id := range mergeKeys(was, is) {
+	for _, id := range slices.Sorted(maps.Keys(mergeKeys(was, is))) {
 		if was[id] != is[id] {
 			if err := tx.TouchRecord(ctx, account, a.other, id, now); err != nil {
 				return nil, false, err

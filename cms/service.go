@@ -70,10 +70,12 @@ type Options struct {
 	// again. Default 60 s.
 	BatchLease time.Duration
 	// BatchMaxAttempts is how many times a batch is tried: a failure of
-	// the store's (a write error, a dropped connection) is tried again at
-	// once until the last attempt records it, and a batch claimed this
-	// many times without an outcome (its apply crashed the process each
-	// time) is given up with status error. Default 5.
+	// the store's (a write error) is tried again at once until the last
+	// attempt records it, and a batch claimed this many times without an
+	// outcome (its apply crashed the process each time) is given up with
+	// status error. A clash with a concurrent writer and a store that
+	// cannot be reached use up no attempt: the apply waits and runs
+	// again. Default 5.
 	BatchMaxAttempts int
 	// BatchPoll is how long an idle worker waits before looking for a
 	// batch again. Default 1 s.

@@ -13,8 +13,11 @@ import (
 // Every method takes the caller's account where records are concerned: ids
 // are unique per (account, kind) and two accounts never see each other's
 // rows. Errors are *Error values (or wrap one): CodeNotFound, CodeConflict,
-// and CodeInternal for anything the database says that the caller cannot
-// act on. Each method lists the codes it returns besides CodeInternal.
+// CodeUnavailable when the database cannot be reached or a concurrent
+// writer clashed with the transaction (a *RaceError cause: running it
+// again may succeed), and CodeInternal for anything the database says that
+// the caller cannot act on. Each method lists the codes it returns besides
+// CodeInternal and CodeUnavailable.
 type Store interface {
 	RecordStore
 	AssignmentStore
@@ -125,6 +128,17 @@ type RecordStore interface {
 	// Outside a transaction, or where write transactions run one at a time
 	// (SQLite), it does nothing.
 	LockKind(ctx context.Context, account string, kind Kind) error
+	// LockAccountWrites, inside WithTx, holds the account's writes of
+	// several records until the transaction ends: LockAccountWrites of the
+	// account in another transaction waits. The service calls it first,
+	// before it reads or holds any record, in every transaction that
+	// writes more than one record (an assignment change, which touches
+	// the other side; a delete, which changes the records naming it; a
+	// clone; a batch): two such transactions then never hold records the
+	// other waits for, so they cannot deadlock. Outside a transaction, or
+	// where write transactions run one at a time (SQLite), it does
+	// nothing.
+	LockAccountWrites(ctx context.Context, account string) error
 	// Analyze refreshes the query planner's statistics of the record
 	// tables; inside WithTx it counts what the transaction wrote. The
 	// service calls it now and then during a long batch, whose thousands
