@@ -25,7 +25,8 @@ type Options struct {
 	// Features describes the adapter.
 	Features cms.Features
 	// Translate returns a *cms.Error for the driver errors it knows
-	// (unique violations become CodeConflict); others come back unchanged.
+	// (a unique key taken: CodeConflict, or a race with cms.Race where
+	// concurrent transactions can meet); others come back unchanged.
 	Translate func(error) error
 	// ClaimLock is appended to the row lock of a batch claim
 	// ("FOR UPDATE SKIP LOCKED" on PostgreSQL, "" on SQLite).
@@ -38,6 +39,9 @@ type Options struct {
 	// driver reuse prepared statements whatever the list's length.
 	InList string
 	List   func(ids []string) any
+	// ListTable is the table expression of a list passed as one argument
+	// (List makes it), with one column named value.
+	ListTable string
 	// Analyze, when set, is the statement that refreshes the planner's
 	// statistics of the record tables (PostgreSQL); empty: nothing to do.
 	Analyze string
