@@ -1,7 +1,7 @@
 package cmstest
 
 import (
-		"fmt"
+	"fmt"
 	"reflect"
 	"sync"
 	"testing"
