@@ -5,6 +5,7 @@ package bunstoretest
 import (
 	"fmt"
 	"io/fs"
+	"strconv"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -63,5 +64,35 @@ func UpgradeKeepsWaitingBatch(t *testing.T, open func(n int) (*bunstore.Store, e
 	}
 	if kept, err := s.BatchPayload(ctx, "b-1"); err != nil || string(kept) != string(payload) {
 		t.Fatalf("payload after upgrade: %q, %v", kept, err)
+	}
+}
+
+// FillNumberedAliases stores n Resources of account "a" with the aliases
+// /t, /t-2, ..., /t-n, and as many of other bases and languages around
+// them, then refreshes the planner's statistics: a filled table for a
+// query plan.
+func FillNumberedAliases(t *testing.T, s *bunstore.Store, n int) {
+	t.Helper()
+	ctx := t.Context()
+	var entries []*cms.Entry
+	for i := 1; i <= n; i++ {
+		alias := "/t"
+		if i > 1 {
+			alias += "-" + strconv.Itoa(i)
+		}
+		entries = append(entries,
+			&cms.Entry{Account: "a", Updated: time.Now(), Record: &cms.Resource{ID: fmt.Sprintf("t%05d", i),
+				URLAlias: cms.Langs[string]{"en": alias, "it": alias}}},
+			&cms.Entry{Account: "a", Updated: time.Now(), Record: &cms.Resource{ID: fmt.Sprintf("u%05d", i),
+				URLAlias: cms.Langs[string]{"en": fmt.Sprintf("/u%d-%d", i%50, i)}}})
+	}
+	if err := s.PutRecords(ctx, entries); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Analyze(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Write().ExecContext(ctx, "ANALYZE"); err != nil {
+		t.Fatal(err)
 	}
 }
