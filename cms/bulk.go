@@ -267,14 +267,11 @@ func (b *bulkTx) prefetch(ctx context.Context, s *Service, langs Languages, patc
 			fresh = append(fresh, p)
 		}
 	}
-	if err := b.askHolders(ctx, given); err != nil {
-		return err
-	}
-	defaults, err := b.prefetchGenerated(ctx, fresh, []string{langs.Default}, nil)
+	defaults, err := b.prefetchGenerated(ctx, fresh, []string{langs.Default}, nil, given)
 	if err != nil {
 		return err
 	}
-	_, err = b.prefetchGenerated(ctx, fresh, langs.Others(), defaults)
+	_, err = b.prefetchGenerated(ctx, fresh, langs.Others(), defaults, nil)
 	return err
 }
 
@@ -284,11 +281,17 @@ func (b *bulkTx) prefetch(ctx context.Context, s *Service, langs Languages, patc
 // numbers. It returns the aliases the records will likely get, by record:
 // a guess (the first candidate when free, else the next numbers in
 // order), which the other languages' candidates derive from. defaults
-// are the default language's guesses (nil for the default language).
-func (b *bulkTx) prefetchGenerated(ctx context.Context, fresh []Record, langs []string, defaults []string) ([]string, error) {
+// are the default language's guesses (nil for the default language);
+// also are more aliases to ask the holders of, by language, in the same
+// queries.
+func (b *bulkTx) prefetchGenerated(ctx context.Context, fresh []Record, langs []string, defaults []string,
+	also map[string][]string) ([]string, error) {
 	firsts := make([][]string, len(fresh)) // by record, then language ("": given)
 	wanted := map[aliasKey]int{}
-	byLang := map[string][]string{}
+	byLang := maps.Clone(also)
+	if byLang == nil {
+		byLang = map[string][]string{}
+	}
 	for i, p := range fresh {
 		given, titles := *aliasesOf(p), titlesOf(p)
 		firsts[i] = make([]string, len(langs))
