@@ -60,10 +60,9 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 		}
 	}
 	return s.tx(ctx, func(s *Store) error {
-		if len(entries) == 1 || !s.inTx {
-			// A put refused now fails the transaction it runs in: one
-			// record's (a single upsert's) is retried whole, and so is one
-			// outside the caller's transaction.
+		if len(entries) == 1 {
+			// One record (a single upsert) takes no savepoint: a put
+			// refused is a race, and the caller runs its transaction again.
 			return s.putRecords(ctx, account, kind, ids, records, aliases, refs)
 		}
 		// A savepoint undoes a refused put, so a caller that goes on in its
@@ -148,21 +147,12 @@ func (s *Store) documents(entries []*cms.Entry) ([]string, []cms.RecordIndex) {
 // insertRows runs head + VALUES lists + tail over args (cols values a row)
 // in statements of at most bulkParams parameters.
 func (s *Store) insertRows(ctx context.Context, head string, cols int, args []any, tail string) error {
-	_, err := s.insertRowsCount(ctx, head, cols, args, tail)
-	return err
-}
-
-// insertRowsCount is insertRows returning how many rows were written.
-func (s *Store) insertRowsCount(ctx context.Context, head string, cols int, args []any, tail string) (int, error) {
-	total := 0
 	for chunk := range slices.Chunk(args, bulkParams/cols*cols) {
-		n, err := s.exec(ctx, head+rowsOf(len(chunk)/cols, cols)+tail, chunk...)
-		if err != nil {
-			return 0, err
+		if _, err := s.exec(ctx, head+rowsOf(len(chunk)/cols, cols)+tail, chunk...); err != nil {
+			return err
 		}
-		total += int(n)
 	}
-	return total, nil
+	return nil
 }
 
 // AliasHolders implements cms.Store.
