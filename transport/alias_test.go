@@ -286,3 +286,19 @@ func TestCloneNumbersAlias(t *testing.T) {
 		}
 	})
 }
+
+// TestAliasNumbersUsedUp: a base whose last number is taken (only aliases
+// given by hand can do that) refuses a new record that needs a number,
+// with a 409 problem, and stores nothing.
+func TestAliasNumbersUsedUp(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	runFlow(t, e, []step{
+		{user: "admin", method: "POST", path: "/api/bw/v2/resource", body: `{"id":"big1","urlAlias":"/x"}`, status: 201},
+		{user: "admin", method: "POST", path: "/api/bw/v2/resource", body: `{"id":"big2","urlAlias":"/x-999999999999999999"}`, status: 201},
+		{user: "admin", method: "POST", path: "/api/bw/v2/resource", body: `{"id":"big3","title":"X"}`, status: 409,
+			want: `{"fail":"Resource big3: urlAlias: no number is left for /x; give a urlAlias"}`},
+		{user: "admin", method: "GET", path: "/api/bw/v2/resource/big3/published/*", status: 404},
+		{user: "admin", method: "POST", path: "/api/bw/v2/resource", body: `{"id":"big3","title":"X","urlAlias":"/x-given"}`, status: 201},
+	})
+}
