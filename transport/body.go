@@ -32,6 +32,15 @@ func limitBody(w http.ResponseWriter, r *http.Request, limit int64) error {
 		_ = http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
 		return &cms.Error{Code: cms.CodeTooLarge, Err: fmt.Errorf("declared Content-Length %d over %d", r.ContentLength, limit)}
 	}
+	// The server's own writer, so that a body cut at the limit makes it
+	// close the connection gently (the client reads the 413 first).
+	for {
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			break
+		}
+		w = u.Unwrap()
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	return nil
 }

@@ -288,3 +288,34 @@ func TestStalledReaderIsCut(t *testing.T) {
 		t.Errorf("stalled list: %d bytes, starting %.40q", len(got), got)
 	}
 }
+
+// TestEagerClientSeesTooLarge: a client that sends its whole oversized
+// body without waiting still reads the 413, not a reset connection.
+func TestEagerClientSeesTooLarge(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{http: func(o *Options) { o.MaxBody = 4096 }})
+	srv := httptest.NewServer(e.h)
+	t.Cleanup(srv.Close)
+	for _, size := range []int{MaxAuthBody + 1, 200 << 10, 4 << 20} {
+		for _, path := range []string{"/api/bw/v2/auth", "/api/bw/v2/resource"} {
+			for i := range 6 {
+				var body io.Reader = strings.NewReader(strings.Repeat("x", size))
+				if i%2 == 1 {
+					body = io.MultiReader(body) // no declared length: chunked
+				}
+				req, _ := http.NewRequest("POST", srv.URL+path, body)
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				req.Header.Set("Authorization", "Bearer "+e.token("admin"))
+				res, err := srv.Client().Do(req)
+				if err != nil {
+					t.Fatalf("%s, %d bytes: %v", path, size, err)
+				}
+				b, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				if res.StatusCode != 413 || strings.TrimSpace(string(b)) != `{"fail":"Request too large"}` {
+					t.Fatalf("%s, %d bytes: %d %s", path, size, res.StatusCode, b)
+				}
+			}
+		}
+	}
+}
