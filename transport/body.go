@@ -100,8 +100,8 @@ func (b *progressBody) Read(p []byte) (int, error) {
 	switch {
 	case err == io.EOF:
 		// Once the body is in, nothing more is due from the client
-		// until the answer is written: no deadline, or the server's
-		// watch for a closed connection would end the request.
+		// (the server lifts the deadline too, as it starts watching
+		// for the connection to close).
 		b.done = true
 		_ = b.rc.SetReadDeadline(time.Time{})
 	case errors.Is(err, os.ErrDeadlineExceeded):
