@@ -182,7 +182,7 @@ func readForm(w http.ResponseWriter, r *http.Request) (map[string][]string, erro
 }
 
 // bodyError classifies a failure to read an auth body: over the limit is
-// 413; anything else reads as no credentials (401).
+// 413, too slow 408; anything else reads as no credentials (401).
 func bodyError(err error) error {
 	if f := readFailure(err); f != nil {
 		return f
