@@ -158,3 +158,28 @@ func TestConnectionCap(t *testing.T) {
 		t.Fatalf("the third connection after one closed: %v", err)
 	}
 }
+
+// TestBodyTimeoutSetting: --body-timeout reaches the handler: a body that
+// stops arriving is answered 408 and its connection closed.
+func TestBodyTimeoutSetting(t *testing.T) {
+	t.Parallel()
+	c := &cli{env: map[string]string{}}
+	s := startServer(t, c, "--db", "sqlite:"+filepath.Join(t.TempDir(), "cms.db"), "--body-timeout", "300ms")
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "POST /api/bw/v2/auth HTTP/1.1\r\nHost: example.test\r\n"+
+		"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nu=adm"); err != nil {
+		t.Fatal(err)
+	}
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	got, err := io.ReadAll(conn)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatal("a stalled body still holds its connection after 10 s")
+	}
+	if !strings.HasPrefix(string(got), "HTTP/1.1 408 ") {
+		t.Errorf("stalled body: %q", got)
+	}
+}
