@@ -88,3 +88,46 @@ func TestOutage(t *testing.T) {
 		t.Errorf("a write refused during the outage is stored: %v", err)
 	}
 }
+
+// TestPoolExhausted: with every connection of the pool held (here the
+// only one, by a transaction that waits), a read and a transaction wait
+// Options.ConnWait for one and then answer CodeUnavailable; once the
+// connection is free again they succeed.
+func TestPoolExhausted(t *testing.T) {
+	t.Parallel()
+	s, err := Open(t.Context(), pgtest.DSN(t), &Options{MaxConns: 1, ConnWait: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ctx := t.Context()
+	held, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- s.WithTx(ctx, func(tx cms.Store) error {
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+	if _, err := s.GetRecord(ctx, "a", cms.KindResource, "r-1"); cms.ErrorCode(err) != cms.CodeUnavailable {
+		t.Errorf("GetRecord with the pool held: %v, want CodeUnavailable", err)
+	}
+	if err := s.WithTx(ctx, func(cms.Store) error { return nil }); cms.ErrorCode(err) != cms.CodeUnavailable {
+		t.Errorf("WithTx with the pool held: %v, want CodeUnavailable", err)
+	}
+	// The caller's own deadline is the caller's: not an outage.
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if _, err := s.GetRecord(short, "a", cms.KindResource, "r-1"); cms.ErrorCode(err) == cms.CodeUnavailable {
+		t.Errorf("GetRecord past the caller's deadline: %v, want no CodeUnavailable", err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetRecord(ctx, "a", cms.KindResource, "r-1"); cms.ErrorCode(err) != cms.CodeNotFound {
+		t.Errorf("GetRecord with the pool free: %v, want CodeNotFound", err)
+	}
+}

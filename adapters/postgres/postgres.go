@@ -33,6 +33,11 @@ var migrations embed.FS
 type Options struct {
 	// MaxConns is the most connections the pool opens. Default 20.
 	MaxConns int
+	// ConnWait is how long a request waits for a free connection when all
+	// MaxConns are busy (or for a new one to open) before the store
+	// answers unavailable (HTTP 503 with Retry-After). Default 10 s;
+	// negative: as long as the request's context allows.
+	ConnWait time.Duration
 	// MaxIdleConns is how many idle connections it keeps. Default MaxConns.
 	MaxIdleConns int
 	// ConnMaxLifetime closes connections older than this. Default 30 minutes.
@@ -61,6 +66,12 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	}
 	if o.MaxConns <= 0 {
 		o.MaxConns = 20
+	}
+	switch {
+	case o.ConnWait == 0:
+		o.ConnWait = 10 * time.Second
+	case o.ConnWait < 0:
+		o.ConnWait = 0
 	}
 	if o.MaxIdleConns <= 0 {
 		o.MaxIdleConns = o.MaxConns
@@ -114,6 +125,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 			return "COALESCE(json_agg(json_build_array(" + a + ", " + b + ") ORDER BY " + order + "), '[]')::text"
 		},
 		List:     func(ids []string) any { return ids },
+		ConnWait: o.ConnWait,
 		Numbered: true,
 		Close:    db.Close,
 	})}
@@ -121,10 +133,14 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	if full {
 		data = store.DataMigrations()
 	}
+	// Migrating holds one connection for its lock and runs on others: a
+	// pool of one would wait for itself.
+	sqldb.SetMaxOpenConns(max(o.MaxConns, 2))
 	if err := migrate(ctx, db, o.migrations, data); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
+	sqldb.SetMaxOpenConns(o.MaxConns)
 	return store, nil
 }
 

@@ -113,7 +113,12 @@ func (s *Store) BatchPayload(ctx context.Context, id string) ([]byte, error) {
 	if len(size) == 0 || size[0] < 0 {
 		return nil, notFound("payload of batch " + id)
 	}
-	rows, err := s.write.QueryContext(ctx, s.text("SELECT data FROM batch_payload_parts WHERE id = ? ORDER BY part"), id)
+	c, release, err := s.acquire(ctx, s.write)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	rows, err := c.QueryContext(ctx, s.text("SELECT data FROM batch_payload_parts WHERE id = ? ORDER BY part"), id)
 	if err != nil {
 		return nil, s.fail(err)
 	}

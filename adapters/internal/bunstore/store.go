@@ -8,6 +8,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -76,6 +77,12 @@ type Options struct {
 	// pairs ordered by order, "[]" for no rows: a record query reads a
 	// Resource's or Map's assignment lists with it, in the same statement.
 	PairsJSON func(a, b, order string) string
+	// ConnWait, when above 0, bounds how long a statement or transaction
+	// waits for a connection of the pool: past it the store answers
+	// CodeUnavailable (all connections busy, or none can be opened).
+	// 0: it waits as long as its context allows (SQLite, whose one writer
+	// is meant to be queued for).
+	ConnWait time.Duration
 	// Numbered turns ? placeholders into $1, $2, ... (PostgreSQL).
 	Numbered bool
 	// Close releases what the adapter opened.
@@ -133,10 +140,47 @@ func (s *Store) WithTx(ctx context.Context, fn func(tx cms.Store) error) error {
 	if s.inTx {
 		return fn(s)
 	}
-	err := s.opts.Write.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	run := func(ctx context.Context, tx bun.Tx) error {
 		return fn(&Store{opts: s.opts, docs: s.docs, write: tx.Tx, read: tx.Tx, inTx: true, texts: s.texts})
-	})
+	}
+	if s.opts.ConnWait <= 0 {
+		return s.fail(s.opts.Write.RunInTx(ctx, nil, run))
+	}
+	wctx, cancel := context.WithTimeout(ctx, s.opts.ConnWait)
+	c, err := s.opts.Write.Conn(wctx) // wctx bounds the wait, not the connection
+	cancel()
+	if err != nil {
+		return s.connFailure(ctx, err)
+	}
+	defer c.Close()
+	return s.fail(c.RunInTx(ctx, nil, run))
+}
+
+// connFailure is the error of a connection not had within
+// Options.ConnWait: the store is unavailable, unless the caller's own
+// context ended.
+func (s *Store) connFailure(ctx context.Context, err error) error {
+	if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return cms.Unavailable(fmt.Errorf("no database connection within %v: %w", s.opts.ConnWait, err))
+	}
 	return s.fail(err)
+}
+
+// acquire returns where a statement runs: c itself inside a transaction or
+// without Options.ConnWait, else a connection taken from c's pool within
+// that wait, which release gives back.
+func (s *Store) acquire(ctx context.Context, c conn) (conn, func(), error) {
+	db, ok := c.(*sql.DB)
+	if !ok || s.opts.ConnWait <= 0 {
+		return c, func() {}, nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, s.opts.ConnWait)
+	sc, err := db.Conn(wctx)
+	cancel()
+	if err != nil {
+		return nil, nil, s.connFailure(ctx, err)
+	}
+	return sc, func() { sc.Close() }, nil
 }
 
 // tx runs fn in a transaction unless one is running.
@@ -180,7 +224,12 @@ func conflict(what string) error {
 
 // exec runs a statement on the write side and returns the rows it touched.
 func (s *Store) exec(ctx context.Context, query string, args ...any) (int64, error) {
-	res, err := s.write.ExecContext(ctx, s.text(query), args...)
+	c, release, err := s.acquire(ctx, s.write)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	res, err := c.ExecContext(ctx, s.text(query), args...)
 	if err != nil {
 		return 0, s.fail(err)
 	}
@@ -191,6 +240,11 @@ func (s *Store) exec(ctx context.Context, query string, args ...any) (int64, err
 // scan runs a query on c and scans its rows into dest (a pointer to a slice
 // of structs with bun tags, or of plain values).
 func (s *Store) scan(ctx context.Context, c conn, dest any, query string, args ...any) error {
+	c, release, err := s.acquire(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer release()
 	rows, err := c.QueryContext(ctx, s.text(query), args...)
 	if err != nil {
 		return s.fail(err)
