@@ -43,7 +43,7 @@ func TestFaultLoginBurst(t *testing.T) {
 				mu.Lock()
 				defer mu.Unlock()
 				status[r.status]++
-				if r.status == 429 && (string(r.body) != `{"fail":"Too many attempts"}` || r.header.Get("Retry-After") == "") {
+				if r.status == 429 && (strings.TrimSpace(string(r.body)) != `{"fail":"Too many attempts"}` || r.header.Get("Retry-After") == "") {
 					t.Errorf("429: %s, Retry-After %q", r.body, r.header.Get("Retry-After"))
 				}
 			})
@@ -125,7 +125,7 @@ func TestFaultSlowClients(t *testing.T) {
 					t.Fatalf("no answer before the body: %v", err)
 				}
 				body, _ := io.ReadAll(io.LimitReader(res.Body, 1<<10))
-				if res.StatusCode != 413 || string(body) != `{"fail":"Request too large"}` {
+				if res.StatusCode != 413 || strings.TrimSpace(string(body)) != `{"fail":"Request too large"}` {
 					t.Errorf("Content-Length %d: %d %s, want 413 before the body (and no 100 Continue)", tc.limit+1, res.StatusCode, body)
 				}
 				if time.Since(start) > slowTimeout {
