@@ -270,7 +270,7 @@ type submitted struct {
 func TestFaultKillBatch(t *testing.T) {
 	t.Parallel()
 	eachDB(t, func(t *testing.T, d faultDB) {
-		rounds, clients, size, each := long(2, 10), long(2, 3), long(300, 1000), long(3, 6)
+		rounds, clients, size, each := long(2, 8), long(2, 3), long(300, 500), long(3, 5)
 		p := startProc(t, "--db", d.db, "--batch-lease", "2s")
 		var acked []submitted
 		var writes, fiveXX, unanswered, lostBatches, lostRecords, killedProcessing int
