@@ -130,8 +130,9 @@ func (s *Service) Users(ctx context.Context, account string) ([]User, error) {
 	return s.store.ListUsers(ctx, account)
 }
 
-// SetPassword replaces a user's password and revokes every refresh family
-// of the user. CodeInvalid for a bad password; CodeNotFound for no user.
+// SetPassword replaces a user's password, revokes every refresh family
+// of the user and clears its failed logins (UnlockUser). CodeInvalid for
+// a bad password; CodeNotFound for no user.
 func (s *Service) SetPassword(ctx context.Context, name, password string) error {
 	if err := checkPassword(password); err != nil {
 		return err
@@ -140,7 +141,7 @@ func (s *Service) SetPassword(ctx context.Context, name, password string) error 
 	if err != nil {
 		return err
 	}
-	return s.updateUser(ctx, name, true, func(u *User) { u.PasswordHash = hash })
+	return s.updateUser(ctx, name, func(u *User) { u.PasswordHash = hash }, revokeTokens, resetLoginFailures)
 }
 
 // SetPerms replaces a user's permissions; they reach the user's tokens at
@@ -153,19 +154,34 @@ func (s *Service) SetPerms(ctx context.Context, name string, perms []string) err
 	if err := CheckPerms(perms); err != nil {
 		return err
 	}
-	return s.updateUser(ctx, name, false, func(u *User) { u.Perms = slices.Clone(perms) })
+	return s.updateUser(ctx, name, func(u *User) { u.Perms = slices.Clone(perms) })
 }
 
 // SetDisabled disables or enables a user. Disabling revokes every refresh
 // family of the user, and its access tokens stop working within
 // Options.UserRecheck on every instance. CodeNotFound for no user.
 func (s *Service) SetDisabled(ctx context.Context, name string, disabled bool) error {
-	err := s.updateUser(ctx, name, disabled, func(u *User) { u.Disabled = disabled })
+	var then []afterChange
+	if disabled {
+		then = append(then, revokeTokens)
+	}
+	err := s.updateUser(ctx, name, func(u *User) { u.Disabled = disabled }, then...)
 	s.users.forget(name)
 	return err
 }
 
-func (s *Service) updateUser(ctx context.Context, name string, revoke bool, change func(*User)) error {
+// afterChange is what else a change of a user does, in its transaction.
+type afterChange func(ctx context.Context, tx Store, u User) error
+
+func revokeTokens(ctx context.Context, tx Store, u User) error {
+	return tx.RevokeUserTokens(ctx, u.Name, u.Changed)
+}
+
+func resetLoginFailures(ctx context.Context, tx Store, u User) error {
+	return tx.ResetLoginFailures(ctx, u.Name)
+}
+
+func (s *Service) updateUser(ctx context.Context, name string, change func(*User), then ...afterChange) error {
 	return s.inTx(ctx, func(tx Store) error {
 		u, err := tx.GetUser(ctx, name)
 		if err != nil {
@@ -176,8 +192,10 @@ func (s *Service) updateUser(ctx context.Context, name string, revoke bool, chan
 		if err := tx.UpdateUser(ctx, u); err != nil {
 			return err
 		}
-		if revoke {
-			return tx.RevokeUserTokens(ctx, name, u.Changed)
+		for _, do := range then {
+			if err := do(ctx, tx, u); err != nil {
+				return err
+			}
 		}
 		return nil
 	})

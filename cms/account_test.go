@@ -1,6 +1,7 @@
 package cms_test
 
 import (
+	"net/netip"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,14 +99,14 @@ func TestAccountsAndUsers(t *testing.T) {
 	if accounts, err := svc.Accounts(ctx); len(accounts) != 2 || err != nil {
 		t.Errorf("accounts = %+v, %v", accounts, err)
 	}
-	if _, err := svc.Login(ctx, "ann", "long enough"); err != nil {
+	if _, err := svc.Login(ctx, "ann", "long enough", netip.Addr{}); err != nil {
 		t.Errorf("ann cannot log in: %v", err)
 	}
 	// Changes that work.
 	if err := svc.SetPerms(ctx, "ann", nil); err != nil {
 		t.Fatal(err)
 	}
-	sess, err := svc.Login(ctx, "ann", "long enough")
+	sess, err := svc.Login(ctx, "ann", "long enough", netip.Addr{})
 	if err != nil || len(sess.Principal.Perms) != 0 || sess.Principal.Perms == nil {
 		t.Errorf("perms none: %+v %v", sess, err)
 	}
@@ -115,7 +116,7 @@ func TestAccountsAndUsers(t *testing.T) {
 	if _, err := svc.Refresh(ctx, sess.RefreshToken); cms.ErrorCode(err) != cms.CodeUnauthorized {
 		t.Errorf("refresh after password change: %v", err)
 	}
-	if _, err := svc.Login(ctx, "ann", "long enough"); cms.ErrorCode(err) != cms.CodeUnauthorized {
+	if _, err := svc.Login(ctx, "ann", "long enough", netip.Addr{}); cms.ErrorCode(err) != cms.CodeUnauthorized {
 		t.Errorf("old password: %v", err)
 	}
 	u, _ := st.GetUser(ctx, "ann")
@@ -139,7 +140,7 @@ func TestRehashOnLogin(t *testing.T) {
 	}
 	before, _ := st.GetUser(ctx, "ann")
 	svc, _ := openService(t, cms.PasswordParams{Memory: 128, Time: 1, Threads: 1}, st)
-	if _, err := svc.Login(ctx, "ann", "long enough"); err != nil {
+	if _, err := svc.Login(ctx, "ann", "long enough", netip.Addr{}); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := st.GetUser(ctx, "ann")
@@ -149,7 +150,7 @@ func TestRehashOnLogin(t *testing.T) {
 	if !after.Changed.Equal(before.Changed) {
 		t.Error("a rehash counts as a password change")
 	}
-	if _, err := svc.Login(ctx, "ann", "long enough"); err != nil {
+	if _, err := svc.Login(ctx, "ann", "long enough", netip.Addr{}); err != nil {
 		t.Errorf("login after rehash: %v", err)
 	}
 }
@@ -162,6 +163,9 @@ func TestServiceOptions(t *testing.T) {
 	}
 	if _, err := cms.NewService(st, &cms.Options{RefreshIdle: -time.Second}); err == nil {
 		t.Error("negative RefreshIdle accepted")
+	}
+	if _, err := cms.NewService(st, &cms.Options{LoginUserCeiling: -1}); err == nil {
+		t.Error("negative LoginUserCeiling accepted")
 	}
 }
 
@@ -179,17 +183,17 @@ func TestPurge(t *testing.T) {
 	if err := svc.CreateUser(ctx, cms.NewUser{Name: "ann", Account: "acme", Password: "long enough"}); err != nil {
 		t.Fatal(err)
 	}
-	old, err := svc.Login(ctx, "ann", "long enough")
+	old, err := svc.Login(ctx, "ann", "long enough", netip.MustParseAddr("192.0.2.1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc.Login(ctx, "ghost", "whatever pass")
+	svc.Login(ctx, "ghost", "whatever pass", netip.Addr{})
 	now = now.Add(31 * 24 * time.Hour)
-	fresh, err := svc.Login(ctx, "ann", "long enough")
+	fresh, err := svc.Login(ctx, "ann", "long enough", netip.MustParseAddr("192.0.2.2"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc.Login(ctx, "ghost2", "whatever pass")
+	svc.Login(ctx, "ghost2", "whatever pass", netip.Addr{})
 	if err := svc.Purge(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -202,6 +206,10 @@ func TestPurge(t *testing.T) {
 	}
 	if count("ghost") != 0 || count("ghost2") != 1 {
 		t.Errorf("failures after purge: ghost %d, ghost2 %d; want 0 and 1", count("ghost"), count("ghost2"))
+	}
+	// ann's first address is no longer known; her second one is.
+	if n, err := st.PurgeKnownAddresses(ctx, now.Add(time.Hour)); err != nil || n != 1 {
+		t.Errorf("known addresses left after purge: %d, %v; want 1", n, err)
 	}
 	if _, err := svc.Refresh(ctx, fresh.RefreshToken); err != nil {
 		t.Errorf("a fresh family was purged: %v", err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"runtime"
 	"runtime/debug"
@@ -352,7 +353,11 @@ func (s *Service) RunBatchWorkers(ctx context.Context, n int) {
 		wg.Go(func() {
 			for ctx.Err() == nil {
 				did, err := s.ProcessBatch(ctx, "worker-"+owner)
-				if err != nil && ctx.Err() == nil {
+				switch {
+				case err == nil || ctx.Err() != nil:
+				case ErrorCode(err) == CodeUnavailable: // passes by itself
+					s.log.WarnContext(ctx, "cms: batch worker", "err", err)
+				default:
 					s.log.ErrorContext(ctx, "cms: batch worker", "err", err)
 				}
 				if !did || err != nil {
@@ -371,7 +376,9 @@ func (s *Service) RunBatchWorkers(ctx context.Context, n int) {
 // ProcessBatch claims the oldest waiting batch (or one whose lease ran out)
 // for owner, applies it with its lease renewed meanwhile, and records the
 // outcome: done in the transaction that applies the records, error apart.
-// It reports whether there was a batch. When ctx ends first, or the apply
+// It reports whether there was a batch. An apply that meets a concurrent
+// writer or an unreachable store is run again after a wait, as long as it
+// takes, without counting as an attempt. When ctx ends first, or the apply
 // fails for a reason of the store's (CodeInternal) before the last of
 // Options.BatchMaxAttempts, the batch is rolled back and its lease ended,
 // to be taken up again by the next claim; when the lease passed to
@@ -428,7 +435,7 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 			}
 		}
 	}()
-	res, applyErr := s.applyBatchSafely(applyCtx, b, owner)
+	res, applyErr := s.applyBatchSettled(applyCtx, b, owner)
 	cancel()
 	<-beats
 	switch {
@@ -445,8 +452,14 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 		// elsewhere, takes the batch up at once.
 		s.endLease(ctx, b.ID, owner)
 		return true, ctx.Err()
+	case ErrorCode(applyErr) == CodeUnavailable:
+		// A race or an outage is never the batch's fault; it is only
+		// left here when the apply was cut short: taken up again.
+		s.log.WarnContext(ctx, "cms: batch interrupted; to be tried again", "batch", b.ID, "err", applyErr)
+		s.endLease(ctx, b.ID, owner)
+		return true, nil
 	case ErrorCode(applyErr) == CodeInternal && b.Attempts < s.opts.BatchMaxAttempts:
-		// Not the records' doing (a write failed, a connection dropped):
+		// Not the records' doing (a write failed):
 		// rolled back, tried again by the next claim, until the last
 		// attempt records the error.
 		s.log.WarnContext(ctx, "cms: batch failed; to be tried again", "batch", b.ID, "attempt", b.Attempts, "err", applyErr)
@@ -484,6 +497,34 @@ func (s *Service) applyBatchSafely(ctx context.Context, b *Batch, owner string) 
 		}
 	}()
 	return s.applyBatch(ctx, b, owner)
+}
+
+// applyBatchSettled applies a batch, and applies it again, after a wait
+// that grows, while it fails for a reason that passes: a clash with a
+// concurrent writer (a deadlock, a serialization failure, a key taken
+// meanwhile) or a store that cannot be reached. Neither uses up one of
+// Options.BatchMaxAttempts, and neither ends the batch in error: it is
+// tried until it applies, fails for a reason of its own, or ctx ends (the
+// service stops, or the lease passed to another worker).
+func (s *Service) applyBatchSettled(ctx context.Context, b *Batch, owner string) (BatchResult, error) {
+	for attempt := 1; ; attempt++ {
+		res, err := s.applyBatchSafely(ctx, b, owner)
+		if err == nil || ErrorCode(err) != CodeUnavailable || errors.Is(err, errBatchNotHeld) || ctx.Err() != nil {
+			return res, err
+		}
+		s.log.WarnContext(ctx, "cms: batch met another writer or an unreachable store; trying again",
+			"batch", b.ID, "attempt", attempt, "race", IsRace(err), "err", err)
+		if sleepCtx(ctx, batchBackoff(attempt)) != nil {
+			return res, err
+		}
+	}
+}
+
+// batchBackoff is the wait before a batch's apply attempt+1: jittered,
+// growing from a few milliseconds (a race) to at most 5 s (an outage).
+func batchBackoff(attempt int) time.Duration {
+	ceiling := min(10*time.Millisecond<<min(attempt, 10), 5*time.Second)
+	return ceiling/2 + rand.N(ceiling/2)
 }
 
 // panicError is a recovered panic as an internal error, with the stack
@@ -526,6 +567,11 @@ func (s *Service) applyBatch(ctx context.Context, b *Batch, owner string) (Batch
 	var res BatchResult
 	err = s.store.WithTx(ctx, func(tx Store) error {
 		res = BatchResult{}
+		// Its records' assignments and deletes touch other records: first
+		// the account's writes of several records, then the kind.
+		if err := tx.LockAccountWrites(ctx, acc.ID); err != nil {
+			return err
+		}
 		if err := tx.LockKind(ctx, acc.ID, b.Kind); err != nil {
 			return err
 		}

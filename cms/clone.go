@@ -28,6 +28,10 @@ func (s *Service) Clone(ctx context.Context, kind Kind, id, mapID string) (Clone
 	notCloned := &Error{Code: CodeConflict, Message: "Not cloned " + kind.Title() + " " + id}
 	res := CloneResult{Kind: kind, ID: id}
 	err = s.inTx(ctx, func(tx Store) error {
+		// A clone's assignments touch the other side.
+		if err := tx.LockAccountWrites(ctx, p.Account); err != nil {
+			return err
+		}
 		now := s.now()
 		src, err := tx.GetRecord(ctx, p.Account, kind, id)
 		if ErrorCode(err) == CodeNotFound {

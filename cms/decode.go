@@ -332,6 +332,11 @@ func (d *decodeState) value(b binding, fv reflect.Value, prefix string) {
 			d.problem(prefix, b.path(), rangeText(f))
 			return
 		}
+		// -0 is 0: stored as -0 it would read back as -0, and posting 0
+		// afterwards would be an update.
+		if n == 0 {
+			n = 0
+		}
 		setNumber(fv, n)
 	case typeInteger:
 		n, err := tok.Float()

@@ -52,6 +52,11 @@ func (s *Service) deleteRecords(ctx context.Context, st Store, p Principal, kind
 		run = s.inTx // a batch's own transaction is not retried here
 	}
 	err := run(ctx, func(tx Store) error {
+		// It changes the records naming each one and touches its
+		// assignments' other side.
+		if err := tx.LockAccountWrites(ctx, p.Account); err != nil {
+			return err
+		}
 		res.Deleted, res.Failed, missing = nil, nil, 0
 		now := s.now()
 		for _, id := range ids {

@@ -213,6 +213,9 @@ func appendNumber(dst []byte, f float64) []byte {
 		// Not JSON; only a record built in Go and never validated has one.
 		return append(dst, "null"...)
 	}
+	if f == 0 {
+		f = 0 // a -0 stored by an earlier version reads as 0
+	}
 	// Plain decimals where they are readable, as encoding/json writes them.
 	format := byte('f')
 	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {

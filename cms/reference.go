@@ -2,6 +2,7 @@ package cms
 
 import (
 	"context"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -125,23 +126,26 @@ func refKindText(toKind string) string {
 }
 
 // SetAssignmentLists gives a Resource its mapIds and mapSecondaryIds, or a
-// Map its resourceIds and secondaryResourceIds, as a store reads them (an
-// empty list, never null); other kinds have none. Adapters fill read
+// Map its resourceIds and secondaryResourceIds, as a store reads them
+// (null when empty); other kinds have none. Adapters fill read
 // records with it.
 func SetAssignmentLists(rec Record, primary, secondary []string) {
-	if primary == nil {
-		primary = []string{}
-	}
-	if secondary == nil {
-		secondary = []string{}
-	}
-	p, s := NullOf(primary), NullOf(secondary)
+	p, s := assignedList(primary), assignedList(secondary)
 	switch r := rec.(type) {
 	case *Resource:
 		r.MapIDs, r.MapSecondaryIDs = p, s
 	case *Map:
 		r.ResourceIDs, r.SecondaryResourceIDs = p, s
 	}
+}
+
+// assignedList is an assignment list as records read it: null when
+// empty, whatever was sent, so a record read and posted back is a Skip.
+func assignedList(ids []string) Null[[]string] {
+	if len(ids) == 0 {
+		return Nil[[]string]()
+	}
+	return NullOf(ids)
 }
 
 // assignmentSide is one side of the Resource-Map assignments as a body
@@ -164,6 +168,18 @@ func assignedLists(rec Record) map[Role][]string {
 		return map[Role][]string{RolePrimary: r.ResourceIDs.Value, RoleSecondary: r.SecondaryResourceIDs.Value}
 	}
 	return map[Role][]string{}
+}
+
+// namesAssignments tells whether a body sets an assignment list of its
+// Resource or Map (replacing or adding).
+func namesAssignments(patch Record) bool {
+	switch r := patch.(type) {
+	case *Resource:
+		return r.MapIDs.Set || r.MapIDsAdd.Set || r.MapSecondaryIDs.Set || r.MapSecondaryIDsAdd.Set
+	case *Map:
+		return r.ResourceIDs.Set || r.ResourceIDsAdd.Set || r.SecondaryResourceIDs.Set || r.SecondaryResourceIDsAdd.Set
+	}
+	return false
 }
 
 // assign applies a body's assignment lists to the lists before (replace
@@ -220,9 +236,10 @@ func (s *Service) assign(ctx context.Context, tx Store, account string, patch Re
 	if !changed {
 		return before, false, nil
 	}
-	// Records whose role changed (joined, left, or switched) are touched.
+	// Records whose role changed (joined, left, or switched) are touched,
+	// in ascending id order like every lock a write takes.
 	was, is := rolesOf(before), rolesOf(after)
-	for id := range mergeKeys(was, is) {
+	for _, id := range slices.Sorted(maps.Keys(mergeKeys(was, is))) {
 		if was[id] != is[id] {
 			if err := tx.TouchRecord(ctx, account, a.other, id, now); err != nil {
 				return nil, false, err

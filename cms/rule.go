@@ -50,9 +50,12 @@ const (
 )
 
 // aliasExcluded are the characters no urlAlias holds: ASCII and C1
-// controls, and every Unicode space (the pattern holds them as literal
-// characters, so RE2 and ECMA-262 read it alike).
-const aliasExcluded = `\x00-\x20\x7F-` + "\u009F\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF"
+// controls, every Unicode space, the backslash (browsers read "/\x" as
+// "//x", another host) and the bidirectional embeddings, overrides and
+// isolates (U+202A-U+202E, U+2066-U+2069), which make an alias display
+// other than it reads. The pattern holds the non-ASCII ones as literal
+// characters, so RE2 and ECMA-262 read it alike.
+const aliasExcluded = `\x00-\x20\x7F-` + "\u009F\u00A0\u1680\u2000-\u200A\u2028-\u202F\u205F\u2066-\u2069\u3000\uFEFF" + `\\`
 
 // emailPattern is the bare address net/mail reads (DECISIONS §5): a
 // dot-atom or a quoted string, "@", a dot-atom or an IPv4 literal; no
@@ -94,7 +97,7 @@ var rules = map[string]*rule{
 	"email": {name: "email", pattern: regexp.MustCompile(emailPattern), check: isEmail,
 		text: "must be an e-mail address", minLen: -1, maxLen: -1},
 	"alias": {name: "alias", pattern: regexp.MustCompile(`^/[^/` + aliasExcluded + `][^` + aliasExcluded + `]*$`), match: matchAlias,
-		text: "must start with / (not //) and contain no spaces or control characters", minLen: -1, maxLen: -1},
+		text: "must start with / (not //) and contain no spaces, control characters, backslashes or bidirectional controls", minLen: -1, maxLen: -1},
 	"color": {name: "color", pattern: regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`), match: matchColor,
 		text: "must be a colour of shape #RRGGBB", minLen: -1, maxLen: -1},
 	"daylabel": {name: "daylabel", pattern: regexp.MustCompile(`^D[1-9][0-9]*$`), match: matchDayLabel,
@@ -222,7 +225,7 @@ func aliasExcludedRune(r rune) bool {
 	case r <= 0x20, 0x7F <= r && r <= 0xA0, r == 0x1680, 0x2000 <= r && r <= 0x200A:
 		return true
 	}
-	return r == 0x2028 || r == 0x2029 || r == 0x202F || r == 0x205F || r == 0x3000 || r == 0xFEFF
+	return r == '\\' || 0x2028 <= r && r <= 0x202F || r == 0x205F || 0x2066 <= r && r <= 0x2069 || r == 0x3000 || r == 0xFEFF
 }
 
 // matchNoNUL matches noNULPattern: every string field without a rule.

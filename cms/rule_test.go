@@ -222,12 +222,12 @@ func matcherCorpus() []string {
 	}
 	starts := []string{"http://", "https://", "HTTPS://", "hTtP://", "httpſ://", "ftp://", "http:/", "/", "//", "", "https://u@", "https://a@b@"}
 	hosts := []string{"x.org", "X", "[", "]", "[::1]", "[fe80::1%25en0]", "[1.2]", ":", ":80", ":8o", "@", "%41", "é", "a b", "\t", "\x7f", "\u0085", "-", "_", "."}
-	paths := []string{"/", "a", ".", "jpg", "JPEG", ".png", ".webp", ".kml", ".KMZ", ".gpx", ".jpe", "?", "#", "/", "x", " ", "\x00", "\u00a0", "\u3000", "\ufeff", "\u2028", "é", "😀", "\xff", "%zz", "@", ":"}
+	paths := []string{"/", "a", ".", "jpg", "JPEG", ".png", ".webp", ".kml", ".KMZ", ".gpx", ".jpe", "?", "#", "/", "x", " ", "\x00", "\u00a0", "\u3000", "\ufeff", "\u2028", "é", "😀", "\xff", "%zz", "@", ":", "\\", "\u202a", "\u202e", "\u2066", "\u2069", "\u202f", "\u2065"}
 	for range 60000 {
 		list = append(list, pick(starts, 1)+pick(hosts, 3)+pick(paths, 6))
 	}
 	for range 20000 {
-		list = append(list, pick([]string{"a", "Z", "0", ".", "_", "~", ":", "@", "-", "/", " ", "é", "\u00a0", "\u0085", "\x7f", "\xff"}, 84))
+		list = append(list, pick([]string{"a", "Z", "0", ".", "_", "~", ":", "@", "-", "/", " ", "é", "\u00a0", "\u0085", "\x7f", "\xff", "\\", "\u202b", "\u2067", "\u2029"}, 84))
 	}
 	list = append(list, "", strings.Repeat("a", 80), strings.Repeat("a", 81), "ab", "abc", ".ab")
 	// Colours, day labels, dates and times, and near misses.

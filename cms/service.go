@@ -43,9 +43,15 @@ type Options struct {
 	// Default 10 s; NoGrace disables it.
 	RefreshGrace time.Duration
 
-	// LoginAttempts is how many failed logins a username may have within
-	// LoginWindow before further attempts are refused. Default 5.
+	// LoginAttempts is how many failed logins a username may have from
+	// one client address within LoginWindow before further attempts for
+	// it from that address are refused. Default 5.
 	LoginAttempts int
+	// LoginUserCeiling is how many failed logins a username may have
+	// within LoginWindow over all addresses before only its known
+	// addresses (a successful login from them in the last 30 days) may
+	// still try. Default 100.
+	LoginUserCeiling int
 	// LoginWindow is the throttling window. Default 15 minutes.
 	LoginWindow time.Duration
 
@@ -64,10 +70,12 @@ type Options struct {
 	// again. Default 60 s.
 	BatchLease time.Duration
 	// BatchMaxAttempts is how many times a batch is tried: a failure of
-	// the store's (a write error, a dropped connection) is tried again at
-	// once until the last attempt records it, and a batch claimed this
-	// many times without an outcome (its apply crashed the process each
-	// time) is given up with status error. Default 5.
+	// the store's (a write error) is tried again at once until the last
+	// attempt records it, and a batch claimed this many times without an
+	// outcome (its apply crashed the process each time) is given up with
+	// status error. A clash with a concurrent writer and a store that
+	// cannot be reached use up no attempt: the apply waits and runs
+	// again. Default 5.
 	BatchMaxAttempts int
 	// BatchPoll is how long an idle worker waits before looking for a
 	// batch again. Default 1 s.
@@ -123,6 +131,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.LoginAttempts == 0 {
 		o.LoginAttempts = 5
+	}
+	if o.LoginUserCeiling == 0 {
+		o.LoginUserCeiling = 100
 	}
 	if o.LoginWindow == 0 {
 		o.LoginWindow = 15 * time.Minute
@@ -192,8 +203,8 @@ func NewService(store Store, opts *Options) (*Service, error) {
 		o = *opts
 	}
 	o = o.withDefaults()
-	if o.RefreshIdle < 0 || o.RefreshLifetime < 0 || o.LoginAttempts < 0 || o.LoginWindow < 0 || o.UserRecheck < 0 ||
-		o.MaxBatchRecords < 0 || o.BatchLease < 0 || o.BatchPoll < 0 || o.BatchRetention < 0 {
+	if o.RefreshIdle < 0 || o.RefreshLifetime < 0 || o.LoginAttempts < 0 || o.LoginUserCeiling < 0 || o.LoginWindow < 0 ||
+		o.UserRecheck < 0 || o.MaxBatchRecords < 0 || o.BatchLease < 0 || o.BatchPoll < 0 || o.BatchRetention < 0 {
 		return nil, errors.New("cms: Options durations and counts must not be negative")
 	}
 	s := &Service{store: store, opts: o, log: o.Logger,

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"slices"
 	"time"
 )
@@ -26,7 +27,8 @@ type Session struct {
 
 // ThrottledError is the cause of a CodeTooMany login refusal.
 type ThrottledError struct {
-	// RetryAfter is how long until the username may try again.
+	// RetryAfter is how long until the username may try again from the
+	// address.
 	RetryAfter time.Duration
 }
 
@@ -42,12 +44,19 @@ const (
 	refreshTokenLength = 43
 )
 
-// Login checks a username and password and starts a refresh family.
-// CodeUnauthorized for an unknown user, a wrong password or a disabled
-// user, all alike; CodeTooMany, with a *ThrottledError cause, after
-// Options.LoginAttempts failures for the username within
-// Options.LoginWindow.
-func (s *Service) Login(ctx context.Context, username, password string) (*Session, error) {
+// Login checks a username and password from a client address and starts
+// a refresh family. CodeUnauthorized for an unknown user, a wrong
+// password or a disabled user, all alike.
+//
+// Each attempt counts as a failed login of the username from the client's
+// address before its password is checked, and a success clears that
+// pair's failures. An address is an IPv4 address or an IPv6 /64; the
+// zero netip.Addr is one address like any other. CodeTooMany, with a
+// *ThrottledError cause, after Options.LoginAttempts failures of the pair
+// within Options.LoginWindow, or, from an address the user has not logged
+// in from in the last 30 days, after Options.LoginUserCeiling failures of
+// the username over all addresses.
+func (s *Service) Login(ctx context.Context, username, password string, client netip.Addr) (*Session, error) {
 	if !ValidUsername(username) || len(password) > MaxPasswordLength {
 		// No such user can exist; spend the same time anyway.
 		if err := s.hasher.burn(ctx, password[:min(len(password), MaxPasswordLength)]); err != nil {
@@ -56,35 +65,22 @@ func (s *Service) Login(ctx context.Context, username, password string) (*Sessio
 		return nil, errUnauthorized
 	}
 	now := s.now()
-	// A failure exactly one window old has left it (stores keep
-	// microseconds, and count failures at or after since).
-	since := now.Add(-s.opts.LoginWindow + time.Microsecond)
-	failures, oldest, err := s.store.LoginFailures(ctx, username, since)
-	if err != nil {
+	address := throttleAddress(client)
+	if err := s.reserveLogin(ctx, username, address, now); err != nil {
 		return nil, err
-	}
-	if failures >= s.opts.LoginAttempts {
-		wait := oldest.Add(s.opts.LoginWindow).Sub(now)
-		return nil, &Error{Code: CodeTooMany, Message: "Too many attempts",
-			Err: &ThrottledError{RetryAfter: max(wait, time.Second)}}
 	}
 	id, err := s.creds.Authenticate(ctx, username, password)
 	if err == nil && id.Disabled {
 		err = errUnauthorized
 	}
 	if ErrorCode(err) == CodeUnauthorized {
-		if _, ferr := s.store.AddLoginFailure(ctx, username, now, since); ferr != nil {
-			return nil, ferr
-		}
-		return nil, errUnauthorized
+		return nil, errUnauthorized // the reservation stays, as the failure
 	}
 	if err != nil {
 		return nil, err
 	}
-	if failures > 0 {
-		if err := s.store.ResetLoginFailures(ctx, username); err != nil {
-			return nil, err
-		}
+	if err := s.loginSucceeded(ctx, username, address, now); err != nil {
+		return nil, err
 	}
 	p, err := s.principal(ctx, username, id)
 	if err != nil {
@@ -304,8 +300,9 @@ func IsThrottled(err error) (time.Duration, bool) {
 }
 
 // Purge deletes what has expired: refresh-token families past their
-// absolute lifetime, login failures older than the throttling window, and
-// finished batches older than Options.BatchRetention.
+// absolute lifetime, login failures older than the throttling window,
+// addresses a user last logged in from more than 30 days ago, and finished batches older
+// than Options.BatchRetention.
 // Hosts call it now and then (the standalone server hourly); nothing
 // depends on it for correctness, only the tables' size.
 func (s *Service) Purge(ctx context.Context) error {
@@ -314,6 +311,9 @@ func (s *Service) Purge(ctx context.Context) error {
 		return err
 	}
 	if _, err := s.store.PurgeLoginFailures(ctx, now.Add(-s.opts.LoginWindow)); err != nil {
+		return err
+	}
+	if _, err := s.store.PurgeKnownAddresses(ctx, now.Add(-knownAddressAge)); err != nil {
 		return err
 	}
 	_, err := s.store.PurgeBatches(ctx, now.Add(-s.opts.BatchRetention))

@@ -13,8 +13,11 @@ import (
 // Every method takes the caller's account where records are concerned: ids
 // are unique per (account, kind) and two accounts never see each other's
 // rows. Errors are *Error values (or wrap one): CodeNotFound, CodeConflict,
-// and CodeInternal for anything the database says that the caller cannot
-// act on. Each method lists the codes it returns besides CodeInternal.
+// CodeUnavailable when the database cannot be reached or a concurrent
+// writer clashed with the transaction (a *RaceError cause: running it
+// again may succeed), and CodeInternal for anything the database says that
+// the caller cannot act on. Each method lists the codes it returns besides
+// CodeInternal and CodeUnavailable.
 type Store interface {
 	RecordStore
 	AssignmentStore
@@ -125,6 +128,17 @@ type RecordStore interface {
 	// Outside a transaction, or where write transactions run one at a time
 	// (SQLite), it does nothing.
 	LockKind(ctx context.Context, account string, kind Kind) error
+	// LockAccountWrites, inside WithTx, holds the account's writes of
+	// several records until the transaction ends: LockAccountWrites of the
+	// account in another transaction waits. The service calls it first,
+	// before it reads or holds any record, in every transaction that
+	// writes more than one record (an assignment change, which touches
+	// the other side; a delete, which changes the records naming it; a
+	// clone; a batch): two such transactions then never hold records the
+	// other waits for, so they cannot deadlock. Outside a transaction, or
+	// where write transactions run one at a time (SQLite), it does
+	// nothing.
+	LockAccountWrites(ctx context.Context, account string) error
 	// Analyze refreshes the query planner's statistics of the record
 	// tables; inside WithTx it counts what the transaction wrote. The
 	// service calls it now and then during a long batch, whose thousands
@@ -280,7 +294,41 @@ type RefreshToken struct {
 	Revoked       time.Time // zero: not revoked
 }
 
-// AccountStore keeps accounts, users and login failures.
+// LoginAttempt is a login attempt for ReserveLogin to decide on. The
+// store compares counts with the limits it is given; the limits and what
+// an address is are the Service's.
+type LoginAttempt struct {
+	Username string
+	// Address is the client address the attempt comes from, as the
+	// Service names it; any string, "" included, is one address.
+	Address string
+	// At is the attempt's time, stored as its failure's.
+	At time.Time
+	// Since starts the window: failures at or after it count.
+	Since time.Time
+	// AddressLimit refuses the attempt when (Username, Address) has this
+	// many failures in the window. A limit of 0 is none.
+	AddressLimit int
+	// UserLimit refuses the attempt when Username has this many failures
+	// in the window over all addresses, unless Address is known: a
+	// success from it was recorded (LoginSucceeded) at or after
+	// KnownSince. A limit of 0 is none.
+	UserLimit  int
+	KnownSince time.Time
+}
+
+// LoginReservation is what ReserveLogin decided.
+type LoginReservation struct {
+	// Allowed is true when the attempt was stored as a failure: the
+	// caller checks the password, and on success calls LoginSucceeded.
+	Allowed bool
+	// HeldBy, for a refused attempt, is the time of the failure whose
+	// leaving the window lifts the refusal (the later one when both limits
+	// refuse); zero for an allowed attempt.
+	HeldBy time.Time
+}
+
+// AccountStore keeps accounts, users and login throttling.
 type AccountStore interface {
 	// CreateAccount stores a new account. CodeConflict when the id exists.
 	CreateAccount(ctx context.Context, a Account) error
@@ -298,17 +346,31 @@ type AccountStore interface {
 	UpdateUser(ctx context.Context, u User) error
 	// ListUsers returns the users of an account ("" for all) in name order.
 	ListUsers(ctx context.Context, account string) ([]User, error)
-	// AddLoginFailure records a failed login for username at at and
-	// returns how many failures it has since since (this one included).
-	AddLoginFailure(ctx context.Context, username string, at, since time.Time) (int, error)
-	// LoginFailures returns the failures of username since since and the
-	// time of the oldest of them.
+	// ReserveLogin decides, in one step that concurrent calls for the same
+	// username take one at a time (on every instance of one database),
+	// whether a login attempt may have its password checked, and when it
+	// may, stores the attempt as a failure of (Username, Address) at At,
+	// before the password is checked: a burst of attempts is held to the
+	// limits. Failures of Username before a.Since are forgotten on the
+	// way. Nothing is stored for a refused attempt; a refusal is no error
+	// (errors are CodeInternal only).
+	ReserveLogin(ctx context.Context, a LoginAttempt) (LoginReservation, error)
+	// LoginSucceeded forgets the failures of username from address (the
+	// reservation of the attempt that succeeded included) and records
+	// address as known to username at at.
+	LoginSucceeded(ctx context.Context, username, address string, at time.Time) error
+	// LoginFailures returns the failures of username from every address
+	// since since and the time of the oldest of them.
 	LoginFailures(ctx context.Context, username string, since time.Time) (int, time.Time, error)
-	// ResetLoginFailures forgets the failures of username.
+	// ResetLoginFailures forgets the failures of username from every
+	// address (known addresses stay known).
 	ResetLoginFailures(ctx context.Context, username string) error
 	// PurgeLoginFailures forgets every failure before before, of every
 	// username, and returns how many.
 	PurgeLoginFailures(ctx context.Context, before time.Time) (int, error)
+	// PurgeKnownAddresses forgets the known addresses whose last success
+	// is before before, of every username, and returns how many.
+	PurgeKnownAddresses(ctx context.Context, before time.Time) (int, error)
 	// Setting returns a deployment-wide setting. CodeNotFound when unset.
 	Setting(ctx context.Context, key string) (string, error)
 	// InitSetting stores value under key unless the key is set, and

@@ -83,6 +83,12 @@ func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *Upse
 	}
 	var res UpsertResult
 	err = s.inTx(ctx, func(tx Store) error {
+		if namesAssignments(patch) {
+			// It will touch records on the other side.
+			if err := tx.LockAccountWrites(ctx, p.Account); err != nil {
+				return err
+			}
+		}
 		var err error
 		res, err = s.upsertIn(ctx, tx, p, codec, patch, problems, o)
 		return err

@@ -46,7 +46,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, &cms.Error{Code: cms.CodeUnauthorized, Message: "login needs one u and one p"})
 		return
 	}
-	sess, err := h.svc.Login(r.Context(), u[0], p[0])
+	sess, err := h.svc.Login(r.Context(), u[0], p[0], h.proxies.clientAddr(r))
 	if err != nil {
 		h.writeError(w, r, err)
 		return

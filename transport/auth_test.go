@@ -222,6 +222,9 @@ func equalHeaders(a, b http.Header) bool {
 	return true
 }
 
+// TestLoginThrottling: failures of one username from one client address
+// (every request here comes from httptest's 192.0.2.1) are held to 5 in
+// 15 minutes, with Retry-After until the oldest leaves the window.
 func TestLoginThrottling(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{})

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -48,6 +49,14 @@ type Options struct {
 	// refused. Default http.NewCrossOriginProtection() (Sec-Fetch-Site,
 	// then Origin against Host).
 	CrossOrigin *http.CrossOriginProtection
+
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For (else
+	// Forwarded) header names the client a login is throttled by: when
+	// the connection's peer is inside one of these prefixes, the client is
+	// the right-most address of the header that is not itself a trusted
+	// proxy. Otherwise, and when the header cannot be read, the client is
+	// the peer. Default none: the headers are never read.
+	TrustedProxies []netip.Prefix
 }
 
 // Handler answers every path under /api/bw/v2/. It is safe for concurrent
@@ -57,7 +66,9 @@ type Handler struct {
 	log    *slog.Logger
 	tokens *tokens
 	cross  *http.CrossOriginProtection
-	routes map[string]route
+	// proxies are Options.TrustedProxies.
+	proxies proxies
+	routes  map[string]route
 
 	loc          *time.Location
 	maxBody      int64
@@ -96,13 +107,18 @@ func NewHandler(svc *cms.Service, opts *Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	proxies, err := newProxies(o.TrustedProxies)
+	if err != nil {
+		return nil, err
+	}
 	if o.MaxBody <= 0 {
 		o.MaxBody = DefaultMaxBody
 	}
 	if o.MaxBatchBody <= 0 {
 		o.MaxBatchBody = DefaultMaxBatchBody
 	}
-	h := &Handler{svc: svc, log: o.Logger, tokens: tokens, cross: o.CrossOrigin, loc: svc.Location(), maxBody: o.MaxBody, maxBatchBody: o.MaxBatchBody}
+	h := &Handler{svc: svc, log: o.Logger, tokens: tokens, cross: o.CrossOrigin, proxies: proxies, loc: svc.Location(),
+		maxBody: o.MaxBody, maxBatchBody: o.MaxBatchBody}
 	h.routes = map[string]route{
 		"auth":         {http.MethodGet: h.validate, http.MethodPost: h.login},
 		"auth/refresh": {http.MethodPost: h.refresh},

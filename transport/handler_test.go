@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -188,10 +189,11 @@ func TestNewHandlerRefusals(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	_, key, _ := ed25519.GenerateKey(nil)
 	for name, o := range map[string]*Options{
-		"no options":         nil,
-		"secret of 31 bytes": {JWTSecret: []byte(strings.Repeat("s", 31))},
-		"EdDSA without kid":  {EdDSAKey: key},
-		"bad EdDSA key":      {EdDSAKey: key[:10], KeyID: "k"},
+		"no options":            nil,
+		"secret of 31 bytes":    {JWTSecret: []byte(strings.Repeat("s", 31))},
+		"EdDSA without kid":     {EdDSAKey: key},
+		"bad EdDSA key":         {EdDSAKey: key[:10], KeyID: "k"},
+		"invalid trusted proxy": {JWTSecret: []byte(strings.Repeat("s", 32)), TrustedProxies: []netip.Prefix{{}}},
 	} {
 		if _, err := NewHandler(e.svc, o); err == nil {
 			t.Errorf("%s: NewHandler accepted it", name)

@@ -77,3 +77,63 @@ func TestFullRecordPostedBackIsSkip(t *testing.T) {
 		}
 	})
 }
+
+// TestNegativeZeroIsZero: -0 (in any spelling, or a value too small for a
+// float64 that rounds to -0) is stored and read as 0, so posting 0
+// afterwards is a Skip.
+func TestNegativeZeroIsZero(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		for i, zero := range []string{"-0", "-0.0", "-0e3", "-1e-400"} {
+			id := "nz" + string(rune('a'+i))
+			body := `{"id":"` + id + `","locationLat":` + zero + `,"locationLon":` + zero + `}`
+			if w := e.send("admin", "POST", "/api/bw/v2/resource", body, nil); w.Code != 201 {
+				t.Fatalf("create %s: %d %s", body, w.Code, w.Body)
+			}
+			read := e.send("admin", "GET", "/api/bw/v2/resource/"+id+"/published/*/fields/locationLat,locationLon", "", nil)
+			if got, want := strings.TrimSpace(read.Body.String()), `{"id":"`+id+`","locationLat":0,"locationLon":0}`; got != want {
+				t.Errorf("%s read back %s, want %s", zero, got, want)
+			}
+			w := e.send("admin", "POST", "/api/bw/v2/resource", `{"id":"`+id+`","locationLat":0,"locationLon":0}`, nil)
+			if w.Code != 200 {
+				t.Errorf("%s then 0: %d %s, want 200 Skip", zero, w.Code, w.Body)
+			}
+		}
+	})
+}
+
+// TestEmptyAssignmentListsReadNull: a Resource's mapIds/mapSecondaryIds
+// and a Map's resourceIds/secondaryResourceIds read null whenever they are
+// empty (never assigned, or emptied), singly, in lists and in /full; a
+// record read and posted back, or posted with [] there, is a Skip.
+func TestEmptyAssignmentListsReadNull(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		const resFields = "/fields/mapIds,mapSecondaryIds"
+		const mapFields = "/fields/resourceIds,secondaryResourceIds"
+		runFlow(t, e, []step{
+			{user: "admin", method: "POST", path: "/api/bw/v2/resource", body: `{"id":"lone","published":true}`, status: 201},
+			{user: "admin", method: "POST", path: "/api/bw/v2/map", body: `{"id":"empty","published":true}`, status: 201},
+			{name: "never assigned: one", user: "admin", method: "GET", path: "/api/bw/v2/resource/lone" + resFields, status: 200,
+				want: `{"id":"lone","mapIds":null,"mapSecondaryIds":null}`},
+			{name: "never assigned: list", user: "admin", method: "GET", path: "/api/bw/v2/map" + mapFields, status: 200,
+				want: `[{"id":"empty","resourceIds":null,"secondaryResourceIds":null}]`},
+			{name: "assigned", user: "admin", method: "POST", path: "/api/bw/v2/resource", body: `{"id":"lone","mapIds":["empty"]}`, status: 202},
+			{user: "admin", method: "GET", path: "/api/bw/v2/map/empty" + mapFields, status: 200,
+				want: `{"id":"empty","resourceIds":["lone"],"secondaryResourceIds":null}`},
+			{name: "emptied with []", user: "admin", method: "POST", path: "/api/bw/v2/map", body: `{"id":"empty","resourceIds":[]}`, status: 202},
+			{user: "admin", method: "GET", path: "/api/bw/v2/resource/lone" + resFields, status: 200,
+				want: `{"id":"lone","mapIds":null,"mapSecondaryIds":null}`},
+			{user: "admin", method: "GET", path: "/api/bw/v2/map/empty" + mapFields, status: 200,
+				want: `{"id":"empty","resourceIds":null,"secondaryResourceIds":null}`},
+			{name: "[] again is a Skip", user: "admin", method: "POST", path: "/api/bw/v2/resource",
+				body: `{"id":"lone","mapIds":[],"mapSecondaryIds":[]}`, status: 200},
+			{name: "null is a Skip", user: "admin", method: "POST", path: "/api/bw/v2/map",
+				body: `{"id":"empty","resourceIds":null,"secondaryResourceIds":null}`, status: 200},
+		})
+		full := e.send("admin", "GET", "/api/bw/v2/resource/schema.json/full", "", nil)
+		if !strings.Contains(full.Body.String(), `"mapIds":null,"mapSecondaryIds":null`) {
+			t.Errorf("/full: %.300s", full.Body.String())
+		}
+	})
+}

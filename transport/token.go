@@ -66,6 +66,11 @@ func (c *Claims) Validate() error {
 	if c.Sub == "" || c.Acc == "" || c.Jti == "" {
 		return errors.New("sub, acc and jti are required")
 	}
+	// jwt checks iat only when present; ours always carry it, so a token
+	// without one was not made here.
+	if c.Iat <= 0 {
+		return errors.New("iat is required")
+	}
 	return nil
 }
 

@@ -86,6 +86,12 @@ func TestAccessTokenRefusals(t *testing.T) {
 		{"issued in the future", func(t *testing.T, e *env) string {
 			return craft(t, e, hs, testSecret, func(c jwt.MapClaims) { c["iat"] = e.clock.Now().Unix() + 60 })
 		}},
+		{"no iat", func(t *testing.T, e *env) string {
+			return craft(t, e, hs, testSecret, func(c jwt.MapClaims) { delete(c, "iat") })
+		}},
+		{"iat zero", func(t *testing.T, e *env) string {
+			return craft(t, e, hs, testSecret, func(c jwt.MapClaims) { c["iat"] = 0 })
+		}},
 		{"no acc", func(t *testing.T, e *env) string {
 			return craft(t, e, hs, testSecret, func(c jwt.MapClaims) { delete(c, "acc") })
 		}},

@@ -6,10 +6,15 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net"
+	"strings"
 	"time"
 
 	"github.com/bwcms/cms/adapters/internal/bunstore"
@@ -63,6 +68,9 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	if o.ConnMaxLifetime <= 0 {
 		o.ConnMaxLifetime = 30 * time.Minute
 	}
+	// Migrations in Go run with the complete SQL ones only (tests open
+	// older schemas with fewer).
+	full := o.migrations == nil
 	if o.migrations == nil {
 		sub, err := fs.Sub(migrations, "migrations")
 		if err != nil {
@@ -83,11 +91,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
-	if err := migrate(ctx, db, o.migrations); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("postgres: %w", err)
-	}
-	return &Store{bunstore.New(bunstore.Options{
+	store := &Store{bunstore.New(bunstore.Options{
 		Write:     db,
 		Features:  cms.Features{Name: "postgres", ConcurrentBatchClaims: true},
 		Translate: translate,
@@ -97,6 +101,10 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		// The two-key form is a key space apart from KeyLock's.
 		KindLock:       "SELECT pg_advisory_xact_lock(1, hashtext(?))",
 		KindLockShared: "SELECT pg_advisory_xact_lock_shared(1, hashtext(?))",
+		// Key space 2: an account's writes of several records.
+		AccountLock: "SELECT pg_advisory_xact_lock(2, hashtext(?))",
+		// Key space 3: the login attempts of one username.
+		LoginLock: "SELECT pg_advisory_xact_lock(3, hashtext(?))",
 		// Inside a transaction ANALYZE sees the rows it wrote, so a long
 		// batch keeps its key look-ups on the right index.
 		Analyze: "ANALYZE records, aliases, refs, assignments",
@@ -107,12 +115,21 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		List:     func(ids []string) any { return ids },
 		Numbered: true,
 		Close:    db.Close,
-	})}, nil
+	})}
+	var data []bunstore.DataMigration
+	if full {
+		data = store.DataMigrations()
+	}
+	if err := migrate(ctx, db, o.migrations, data); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	return store, nil
 }
 
 // migrate holds an advisory lock while migrating, so instances starting at
 // once apply each migration once.
-func migrate(ctx context.Context, db *bun.DB, fsys fs.FS) error {
+func migrate(ctx context.Context, db *bun.DB, fsys fs.FS, data []bunstore.DataMigration) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
@@ -122,20 +139,43 @@ func migrate(ctx context.Context, db *bun.DB, fsys fs.FS) error {
 		return err
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", migrationLock)
-	return bunstore.Migrate(ctx, db, fsys)
+	return bunstore.Migrate(ctx, db, fsys, data...)
 }
 
 // translate maps PostgreSQL errors the library can act on.
 func translate(err error) error {
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) {
-		return err
+		return unreachable(err)
 	}
 	switch pgErr.Code {
-	case "23505": // unique_violation
-		return &cms.Error{Code: cms.CodeConflict, Message: "already exists", Err: err}
+	case "23505", "40001", "40P01":
+		return cms.Race(err)
 	case "23503": // foreign_key_violation
 		return &cms.Error{Code: cms.CodeNotFound, Message: "referenced row not found", Err: err}
+	// The server shutting down or starting (admin_shutdown, crash_shutdown,
+	// cannot_connect_now), or refusing connections (too_many_connections).
+	case "57P01", "57P02", "57P03", "53300":
+		return cms.Unavailable(err)
+	}
+	if strings.HasPrefix(pgErr.Code, "08") { // connection_exception
+		return cms.Unavailable(err)
+	}
+	return err
+}
+
+// unreachable returns err as unavailable when it says the server could not
+// be reached or the connection was lost (a failed connect, a network
+// error, a connection that ended mid-answer or was closed under the
+// caller), whatever the driver or database/sql reports it as; otherwise
+// err unchanged.
+func unreachable(err error) error {
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	if errors.As(err, &connectErr) || errors.As(err, &netErr) ||
+		errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) ||
+		errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return cms.Unavailable(err)
 	}
 	return err
 }

@@ -85,8 +85,8 @@ func TestMigrations(t *testing.T) {
 	defer s.Close()
 	names, err := bunstore.Applied(ctx, s.Write())
 	all, _ := fs.ReadDir(migrations, "migrations")
-	if err != nil || len(names) != len(all) {
-		t.Fatalf("applied %v (%v), want %d migrations", names, err, len(all))
+	if err != nil || len(names) != len(all)+len(s.DataMigrations()) {
+		t.Fatalf("applied %v (%v), want %d migrations", names, err, len(all)+len(s.DataMigrations()))
 	}
 	e, err := s.GetRecord(ctx, "a", cms.KindResource, "r-1")
 	if err != nil || e.Record.(*cms.Resource).Title["en"] != "kept" {
@@ -170,4 +170,20 @@ func TestBBoxUsesIndex(t *testing.T) {
 		t.Fatalf("plan does not use records_geo:\n%s", text)
 	}
 	t.Logf("query plan:\n%s", text)
+}
+
+func TestUpgradeRepairsAliases(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	all, _ := fs.ReadDir(migrations, "migrations")
+	open := func(o *Options) func() cms.Store {
+		return func() cms.Store {
+			s, err := Open(t.Context(), dsn, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+	}
+	bunstoretest.UpgradeRepairsAliases(t, open(&Options{MaxConns: 4, migrations: firstMigrations(t, len(all))}), open(&Options{MaxConns: 4}))
 }

@@ -71,7 +71,14 @@ func dsn(path string, busy time.Duration, readOnly bool) string {
 	return "file:" + escaped + "?" + q.Encode()
 }
 
-// translate maps SQLite errors the library can act on.
+// translate maps SQLite errors the library can act on. A unique
+// violation is a conflict, never a race: write transactions run one at a
+// time, so no concurrent writer can take a key meanwhile. A database file
+// that cannot be opened or read (SQLITE_CANTOPEN, SQLITE_IOERR), and a
+// write lock still held by another connection when the busy timeout ran
+// out (SQLITE_BUSY, SQLITE_LOCKED: a long batch, another process), make
+// the store unavailable: the same request may succeed later, and running
+// the transaction again at once would only wait the timeout again.
 func translate(err error) error {
 	var e sqlite3.Error
 	if !errors.As(err, &e) {
@@ -82,6 +89,10 @@ func translate(err error) error {
 		return &cms.Error{Code: cms.CodeConflict, Message: "already exists", Err: err}
 	case sqlite3.ErrConstraintForeignKey:
 		return &cms.Error{Code: cms.CodeNotFound, Message: "referenced row not found", Err: err}
+	}
+	switch e.Code {
+	case sqlite3.ErrCantOpen, sqlite3.ErrIoErr, sqlite3.ErrBusy, sqlite3.ErrLocked:
+		return cms.Unavailable(err)
 	}
 	return err
 }

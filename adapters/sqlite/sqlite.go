@@ -71,6 +71,9 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	manual := o.CheckpointEvery > 0
+	// Migrations in Go run with the complete SQL ones only (tests open
+	// older schemas with fewer).
+	full := o.migrations == nil
 	if o.migrations == nil {
 		sub, err := fs.Sub(migrations, "migrations")
 		if err != nil {
@@ -88,21 +91,12 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		write.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	if err := bunstore.Migrate(ctx, write, o.migrations); err != nil {
-		write.Close()
-		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
-	}
 	readDB := openDB(path, o.BusyTimeout, reader, manual)
 	readDB.SetMaxOpenConns(o.ReadConns)
 	readDB.SetMaxIdleConns(o.ReadConns)
 	read := bun.NewDB(readDB, sqlitedialect.New())
 	var ckpt *checkpoints
-	if manual {
-		db := openDB(path, o.BusyTimeout, checkpointer, manual)
-		db.SetMaxOpenConns(1)
-		ckpt = startCheckpoints(db, o.CheckpointEvery, o.Logger)
-	}
-	return &Store{bunstore.New(bunstore.Options{
+	store := &Store{bunstore.New(bunstore.Options{
 		Write:     write,
 		Read:      read,
 		Features:  cms.Features{Name: "sqlite"},
@@ -123,7 +117,21 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 			}
 			return rerr
 		},
-	})}, nil
+	})}
+	var data []bunstore.DataMigration
+	if full {
+		data = store.DataMigrations()
+	}
+	if err := bunstore.Migrate(ctx, write, o.migrations, data...); err != nil {
+		store.Close()
+		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
+	}
+	if manual {
+		db := openDB(path, o.BusyTimeout, checkpointer, manual)
+		db.SetMaxOpenConns(1)
+		ckpt = startCheckpoints(db, o.CheckpointEvery, o.Logger)
+	}
+	return store, nil
 }
 
 // jsonList passes a list as one JSON array argument, read by json_each.

@@ -78,8 +78,8 @@ func TestMigrations(t *testing.T) {
 		t.Fatalf("open older schema: %v", err)
 	}
 	all, _ := fs.ReadDir(migrations, "migrations")
-	if got := applied(t, s); len(got) != len(all) {
-		t.Fatalf("applied %v, want %d migrations", got, len(all))
+	if got := applied(t, s); len(got) != len(all)+len(s.DataMigrations()) {
+		t.Fatalf("applied %v, want %d migrations", got, len(all)+len(s.DataMigrations()))
 	}
 	if err := s.CreateAccount(ctx, cms.Account{ID: "a", Langs: cms.Languages{Default: "en", All: []string{"en"}}}); err != nil {
 		t.Fatalf("table of a later migration: %v", err)
@@ -138,7 +138,7 @@ func TestMigrations(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if got := applied(t, s); len(got) != len(all) || !slices.IsSorted(got) {
+	if got := applied(t, s); len(got) != len(all)+len(s.DataMigrations()) || !slices.IsSorted(got) {
 		t.Fatalf("after reopening: applied %v", got)
 	}
 }
@@ -240,4 +240,20 @@ func TestBackgroundCheckpoints(t *testing.T) {
 	if n := fileSize(path); n < payload {
 		t.Errorf("SQLite's automatic checkpoint did not run: database file %d bytes", n)
 	}
+}
+
+func TestUpgradeRepairsAliases(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "cms.db")
+	all, _ := fs.ReadDir(migrations, "migrations")
+	open := func(o *Options) func() cms.Store {
+		return func() cms.Store {
+			s, err := Open(t.Context(), path, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+	}
+	bunstoretest.UpgradeRepairsAliases(t, open(&Options{migrations: firstMigrations(t, len(all))}), open(nil))
 }

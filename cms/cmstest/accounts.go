@@ -131,60 +131,6 @@ func testAccounts(t *testing.T, open func(t *testing.T) cms.Store) {
 			"UpdateUser of an unknown user")
 	})
 
-	t.Run("LoginFailures", func(t *testing.T) {
-		t.Parallel()
-		s := open(t)
-		ctx := t.Context()
-		window := t0.Add(-15 * time.Minute)
-		for i := range 3 {
-			n, err := s.AddLoginFailure(ctx, "zoe", t0.Add(time.Duration(i)*time.Minute), window)
-			if err != nil || n != i+1 {
-				t.Fatalf("failure %d: count %d, %v", i+1, n, err)
-			}
-		}
-		// Failures count per username, known to the store or not.
-		if n, err := s.AddLoginFailure(ctx, "bob", t0, window); err != nil || n != 1 {
-			t.Fatalf("bob's first failure: count %d, %v", n, err)
-		}
-		if n, oldest, err := s.LoginFailures(ctx, "zoe", window); err != nil || n != 3 || !oldest.Equal(t0) {
-			t.Errorf("LoginFailures(zoe): %d since %v, %v; want 3 since %v", n, oldest, err, t0)
-		}
-		if n, oldest, err := s.LoginFailures(ctx, "zoe", t0.Add(90*time.Second)); err != nil || n != 1 || !oldest.Equal(t0.Add(2*time.Minute)) {
-			t.Errorf("LoginFailures(zoe) in a later window: %d since %v, %v; want 1 since %v", n, oldest, err, t0.Add(2*time.Minute))
-		}
-		if n, _, err := s.LoginFailures(ctx, "zoe", t0.Add(time.Hour)); err != nil || n != 0 {
-			t.Errorf("LoginFailures(zoe) in a window after them: %d, %v", n, err)
-		}
-		if n, _, err := s.LoginFailures(ctx, "nobody", window); err != nil || n != 0 {
-			t.Errorf("LoginFailures of a name without failures: %d, %v", n, err)
-		}
-		// A failure after the window counts alone.
-		if n, err := s.AddLoginFailure(ctx, "zoe", t0.Add(30*time.Minute), t0.Add(15*time.Minute)); err != nil || n != 1 {
-			t.Errorf("a failure in a new window: count %d, %v; want 1", n, err)
-		}
-
-		must(t, s.ResetLoginFailures(ctx, "zoe"))
-		if n, _, err := s.LoginFailures(ctx, "zoe", time.Time{}); err != nil || n != 0 {
-			t.Errorf("after ResetLoginFailures: %d, %v", n, err)
-		}
-		if n, _, err := s.LoginFailures(ctx, "bob", window); err != nil || n != 1 {
-			t.Errorf("ResetLoginFailures(zoe) changed bob's: %d, %v", n, err)
-		}
-		must(t, s.ResetLoginFailures(ctx, "nobody"))
-		if n, err := s.AddLoginFailure(ctx, "zoe", t0.Add(time.Hour), window); err != nil || n != 1 {
-			t.Errorf("the first failure after a reset: count %d, %v", n, err)
-		}
-
-		// Purging forgets failures older than the instant, of every name.
-		n, err := s.PurgeLoginFailures(ctx, t0.Add(time.Minute))
-		if err != nil || n != 1 {
-			t.Errorf("PurgeLoginFailures: %d, %v; want bob's one", n, err)
-		}
-		if n, _, err := s.LoginFailures(ctx, "zoe", time.Time{}); err != nil || n != 1 {
-			t.Errorf("PurgeLoginFailures took zoe's newer failure: %d left, %v", n, err)
-		}
-	})
-
 	t.Run("Settings", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)

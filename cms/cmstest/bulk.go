@@ -220,6 +220,41 @@ func testBulk(t *testing.T, open func(t *testing.T) cms.Store) {
 	})
 }
 
+// testAccountWrites: LockAccountWrites in a transaction waits for another
+// transaction holding the account's writes, then sees what that one
+// committed (where write transactions run one at a time, the transaction
+// itself waits).
+func testAccountWrites(t *testing.T, open func(t *testing.T) cms.Store) {
+	t.Parallel()
+	s := open(t)
+	ctx := t.Context()
+	locked := make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- s.WithTx(ctx, func(tx cms.Store) error {
+			if err := tx.LockAccountWrites(ctx, "a"); err != nil {
+				return err
+			}
+			close(locked)
+			time.Sleep(100 * time.Millisecond) // the second asks meanwhile
+			return tx.PutRecord(ctx, entry("a", resource("r-1"), t0))
+		})
+	}()
+	<-locked
+	err := s.WithTx(ctx, func(tx cms.Store) error {
+		if err := tx.LockAccountWrites(ctx, "a"); err != nil {
+			return err
+		}
+		got, err := tx.ExistingIDs(ctx, "a", cms.KindResource, []string{"r-1"})
+		if err == nil && len(got) != 1 {
+			err = fmt.Errorf("LockAccountWrites did not wait for the transaction holding it: r-1 not seen")
+		}
+		return err
+	})
+	must(t, err)
+	must(t, <-first)
+}
+
 // testAppendAssignments: AppendAssignments gives the lists that the Set
 // calls, one after another, would, on both sides and with lists the other
 // side already has.

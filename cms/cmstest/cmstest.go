@@ -18,9 +18,10 @@
 // concurrent writers), references, Resource-Map assignments from both
 // sides, transactions (rollback on error and on panic, nesting), set
 // writes and reads (PutRecords, AliasHolders, GetRecords and LockKind
-// holding ids),
+// holding ids, LockAccountWrites queueing writers),
 // concurrent writers without lost updates, accounts, users, login
-// failures, settings, refresh tokens (one winner of concurrent spends) and
+// throttling (reservations held to their limits under concurrency),
+// settings, refresh tokens (one winner of concurrent spends) and
 // the batch queue (claims, leases, concurrent claimers). Where adapters
 // differ, the suite reads [cms.Features], never the adapter's name.
 //
@@ -46,7 +47,9 @@ func Run(t *testing.T, open func(t *testing.T) cms.Store) {
 	t.Run("Transactions", func(t *testing.T) { testTransactions(t, open) })
 	t.Run("Bulk", func(t *testing.T) { testBulk(t, open) })
 	t.Run("AppendAssignments", func(t *testing.T) { testAppendAssignments(t, open) })
+	t.Run("AccountWrites", func(t *testing.T) { testAccountWrites(t, open) })
 	t.Run("Accounts", func(t *testing.T) { testAccounts(t, open) })
+	t.Run("Logins", func(t *testing.T) { testLogins(t, open) })
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, open) })
 	t.Run("Batches", func(t *testing.T) { testBatches(t, open) })
 }

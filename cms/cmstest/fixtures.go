@@ -124,7 +124,8 @@ func assignmentLists(rec cms.Record) (primary, secondary *cms.Null[[]string]) {
 }
 
 // takeAssignments returns the assignment lists of a record read from a
-// store and clears them in the record. An absent list reads as nil.
+// store and clears them in the record. An empty list reads as null, an
+// absent or null one as nil.
 func takeAssignments(tb testing.TB, rec cms.Record) (primary, secondary []string) {
 	tb.Helper()
 	p, s := assignmentLists(rec)
@@ -132,8 +133,8 @@ func takeAssignments(tb testing.TB, rec cms.Record) (primary, secondary []string
 		return nil, nil
 	}
 	take := func(name string, l *cms.Null[[]string]) []string {
-		if l.Set && !l.Valid {
-			tb.Errorf("%s %s: %s reads as null, want a list (or nothing)", rec.Kind(), rec.RecordID(), name)
+		if l.Valid && len(l.Value) == 0 {
+			tb.Errorf("%s %s: %s reads as [], want null", rec.Kind(), rec.RecordID(), name)
 		}
 		v := l.Value
 		*l = cms.Null[[]string]{}
@@ -143,7 +144,7 @@ func takeAssignments(tb testing.TB, rec cms.Record) (primary, secondary []string
 }
 
 // wantAssignments checks the assignment lists a read filled in rec: an
-// empty list may also read as an absent one.
+// empty list reads as null (or, in a record not read, as absent).
 func wantAssignments(tb testing.TB, what string, rec cms.Record, wantPrimary, wantSecondary []string) {
 	tb.Helper()
 	p, s := assignmentLists(rec)
@@ -155,7 +156,8 @@ func wantAssignments(tb testing.TB, what string, rec cms.Record, wantPrimary, wa
 		got  *cms.Null[[]string]
 		want []string
 	}{{"primary", p, wantPrimary}, {"secondary", s, wantSecondary}} {
-		empty := len(l.want) == 0 && !l.got.Set
+		// An empty list reads null.
+		empty := len(l.want) == 0 && !l.got.Valid
 		if !empty && (!l.got.Valid || !slices.Equal(l.got.Value, l.want)) {
 			tb.Errorf("%s: %s %s list %+v, want %v", what, rec.Kind(), l.name, l.got, l.want)
 		}

@@ -27,8 +27,8 @@ func txFixture(tb testing.TB, s cms.Store) {
 	must(tb, s.CreateAccount(ctx, cms.Account{ID: "acc", Langs: langs3()}))
 	must(tb, s.CreateUser(ctx, cms.User{Name: "zoe", Account: "acc", PasswordHash: "h", Perms: []string{"*"}, Changed: t0}))
 	must(tb, s.CreateUser(ctx, cms.User{Name: "bob", Account: "acc", PasswordHash: "h", Changed: t0}))
-	if _, err := s.AddLoginFailure(ctx, "bob", t0, t0.Add(-time.Hour)); err != nil {
-		tb.Fatal(err)
+	if r, err := s.ReserveLogin(ctx, loginAttempt("bob", "a", t0)); err != nil || !r.Allowed {
+		tb.Fatalf("ReserveLogin: %+v, %v", r, err)
 	}
 	if _, err := s.InitSetting(ctx, "k-1", "v-1"); err != nil {
 		tb.Fatal(err)
@@ -65,7 +65,7 @@ func txWrites(tb testing.TB, tx cms.Store) error {
 		{"UpdateUser", func() error {
 			return tx.UpdateUser(ctx, cms.User{Name: "zoe", Account: "acc", PasswordHash: "h-2", Disabled: true, Changed: t0.Add(time.Hour)})
 		}},
-		{"AddLoginFailure", func() error { _, err := tx.AddLoginFailure(ctx, "zoe", t0, t0.Add(-time.Hour)); return err }},
+		{"ReserveLogin", func() error { _, err := tx.ReserveLogin(ctx, loginAttempt("zoe", "a", t0)); return err }},
 		{"ResetLoginFailures", func() error { return tx.ResetLoginFailures(ctx, "bob") }},
 		{"InitSetting", func() error { _, err := tx.InitSetting(ctx, "k-2", "v-2"); return err }},
 		{"CreateRefreshToken", func() error { return tx.CreateRefreshToken(ctx, token("tok-2", "fam-2", "zoe")) }},

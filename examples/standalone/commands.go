@@ -39,6 +39,7 @@ const userUsage = `usage:
   standalone user passwd NAME [--password P]
   standalone user perms NAME P1,P2
   standalone user disable NAME | enable NAME
+  standalone user unlock NAME
   standalone user list [--account ID]`
 
 // userCommand runs the user subcommands.
@@ -54,7 +55,7 @@ func userCommand(ctx context.Context, args []string, e env) error {
 		return errors.New(userUsage)
 	}
 	verb, rest := rest[0], rest[1:]
-	want := map[string]int{"add": 1, "passwd": 1, "perms": 2, "disable": 1, "enable": 1, "list": 0}
+	want := map[string]int{"add": 1, "passwd": 1, "perms": 2, "disable": 1, "enable": 1, "unlock": 1, "list": 0}
 	n, ok := want[verb]
 	if !ok || len(rest) != n {
 		return errors.New(userUsage)
@@ -71,7 +72,7 @@ func userCommand(ctx context.Context, args []string, e env) error {
 			if err := svc.SetPassword(ctx, rest[0], password); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "user %s: password changed, refresh tokens revoked\n", rest[0])
+			fmt.Fprintf(e.stdout, "user %s: password changed, refresh tokens revoked, failed logins cleared\n", rest[0])
 		case "perms":
 			perms, err := cms.ParsePerms(rest[1])
 			if err != nil {
@@ -86,6 +87,11 @@ func userCommand(ctx context.Context, args []string, e env) error {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "user %s %sd\n", rest[0], verb)
+		case "unlock":
+			if err := svc.UnlockUser(ctx, rest[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "user %s: failed logins cleared\n", rest[0])
 		case "list":
 			users, err := svc.Users(ctx, cfg["account"])
 			if err != nil {

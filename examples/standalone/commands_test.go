@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net/http"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -45,6 +46,11 @@ func TestCommands(t *testing.T) {
 		{args: []string{"user", "perms", "maria", "resource:fly"}, code: 1, stderr: "permission"},
 		{args: []string{"user", "disable", "ghost"}, code: 1, stderr: "not found"},
 		{args: []string{"user", "frobnicate", "maria"}, code: 1, stderr: "usage"},
+		{args: []string{"user", "unlock", "maria"}, stdout: "user maria: failed logins cleared\n"},
+		{args: []string{"user", "unlock", "ghost"}, code: 1, stderr: "user ghost not found"},
+		{args: []string{"user", "unlock"}, code: 1, stderr: "usage"},
+		{args: []string{"user", "passwd", "nobody", "--password", "a new password"},
+			stdout: "user nobody: password changed, refresh tokens revoked, failed logins cleared\n"},
 		{args: []string{"user", "list"}, stdout: "hans\tde-shop\t*\tenabled\nmaria\tit-shop\tresource:*,map:read\tenabled\nnobody\tdefault\t\"\"\tenabled\n"},
 		{args: []string{"user", "list", "--account", "it-shop"}, stdout: "maria\tit-shop\tresource:*,map:read\tenabled\n"},
 	}
@@ -132,4 +138,63 @@ func TestCommandsWhileServing(t *testing.T) {
 	}
 	cmd("user", "enable", "maria")
 	s.login(t, "maria", "maria password")
+}
+
+// TestThrottlingWhileServing: behind a trusted proxy (--trusted-proxies,
+// here through CMS_TRUSTED_PROXIES) failures count per client address;
+// user unlock and user passwd clear a locked-out user's failures on the
+// running server; a malformed list stops the start.
+func TestThrottlingWhileServing(t *testing.T) {
+	t.Parallel()
+	db := "sqlite:" + filepath.Join(t.TempDir(), "cms.db")
+	cmd := func(args ...string) string {
+		t.Helper()
+		c := &cli{env: map[string]string{"CMS_DB": db}}
+		if code := c.run(t, args...); code != 0 {
+			t.Fatalf("%v: %d %s", args, code, c.stderr.String())
+		}
+		return c.stdout.String()
+	}
+	// The tests connect from 127.0.0.1: the proxy.
+	s := startServer(t, &cli{env: map[string]string{"CMS_ADMIN_PASSWORD": "admin password",
+		"CMS_TRUSTED_PROXIES": "192.0.2.1, 127.0.0.0/8"}}, "--db", db)
+	cmd("user", "add", "maria", "--password", "maria password")
+	login := func(client, password string) int {
+		t.Helper()
+		req, _ := http.NewRequest("POST", s.url+"/api/bw/v2/auth", strings.NewReader(url.Values{"u": {"maria"}, "p": {password}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Forwarded-For", client)
+		return s.do(t, req).status
+	}
+	const attacker, user = "203.0.113.7", "198.51.100.2"
+	lockOut := func() {
+		t.Helper()
+		for range 5 {
+			login(attacker, "a wrong password")
+		}
+		if got := login(attacker, "maria password"); got != 429 {
+			t.Fatalf("after 5 failures: %d, want 429", got)
+		}
+	}
+	lockOut()
+	if got := login(user, "maria password"); got != 200 {
+		t.Errorf("maria from another address: %d, want 200", got)
+	}
+	if out := cmd("user", "unlock", "maria"); out != "user maria: failed logins cleared\n" {
+		t.Errorf("unlock printed %q", out)
+	}
+	if got := login(attacker, "maria password"); got != 200 {
+		t.Errorf("after user unlock: %d, want 200", got)
+	}
+	lockOut()
+	cmd("user", "passwd", "maria", "--password", "maria new password")
+	if got := login(attacker, "maria new password"); got != 200 {
+		t.Errorf("after user passwd: %d, want 200", got)
+	}
+
+	bad := &cli{env: map[string]string{"CMS_DB": db}}
+	if code := bad.run(t, "--addr", "127.0.0.1:0", "--trusted-proxies", "10.0.0.0/8,proxy.example"); code == 0 ||
+		!strings.Contains(bad.stderr.String(), `--trusted-proxies: "proxy.example": want an address or a CIDR`) {
+		t.Errorf("bad --trusted-proxies: exit %d, %q", code, bad.stderr.String())
+	}
 }

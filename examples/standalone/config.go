@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"strings"
 
 	"github.com/bwcms/cms/adapters/postgres"
@@ -91,4 +92,30 @@ func openStore(ctx context.Context, db string, log *slog.Logger) (cms.Store, err
 		return postgres.Open(ctx, db, nil)
 	}
 	return nil, fmt.Errorf("--db %q: want sqlite:PATH or postgres://...", db)
+}
+
+// parsePrefixes reads comma-separated addresses (one host each) and CIDRs;
+// "" is none.
+func parsePrefixes(list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for item := range strings.SplitSeq(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		if strings.Contains(item, "/") {
+			p, err := netip.ParsePrefix(item)
+			if err != nil {
+				return nil, fmt.Errorf("%q: want an address or a CIDR", item)
+			}
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(item)
+		if err != nil {
+			return nil, fmt.Errorf("%q: want an address or a CIDR", item)
+		}
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
 }

@@ -35,6 +35,7 @@ var serverSettings = []setting{
 	{"admin-user", "CMS_ADMIN_USER", "admin", "bootstrap admin username"},
 	{"admin-password", "CMS_ADMIN_PASSWORD", "", "bootstrap admin password (default: generated and printed once)"},
 	{"jwt-secret", "CMS_JWT_SECRET", "", "HS256 secret, 32 bytes or more (default: generated and kept in the database)"},
+	{"trusted-proxies", "CMS_TRUSTED_PROXIES", "", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For/Forwarded name the client"},
 	batchWorkersSetting,
 	batchLeaseSetting,
 }
@@ -163,7 +164,11 @@ func setUp(ctx context.Context, cfg map[string]string, e env, log *slog.Logger) 
 			return fail(err)
 		}
 	}
-	h, err := transport.NewHandler(svc, &transport.Options{Logger: log, JWTSecret: secret})
+	proxies, err := parsePrefixes(cfg["trusted-proxies"])
+	if err != nil {
+		return fail(fmt.Errorf("--trusted-proxies: %w", err))
+	}
+	h, err := transport.NewHandler(svc, &transport.Options{Logger: log, JWTSecret: secret, TrustedProxies: proxies})
 	if err != nil {
 		return fail(err)
 	}

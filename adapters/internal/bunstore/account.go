@@ -154,28 +154,102 @@ type failureCount struct {
 	Oldest *int64 `bun:"oldest"`
 }
 
-// AddLoginFailure implements cms.Store.
-func (s *Store) AddLoginFailure(ctx context.Context, username string, at, since time.Time) (int, error) {
-	var n int
+// lockLogin holds username until the transaction ends, so that the
+// attempts of one username are decided one at a time on every instance.
+func (s *Store) lockLogin(ctx context.Context, username string) error {
+	if s.opts.LoginLock == "" {
+		return nil
+	}
+	_, err := s.exec(ctx, s.opts.LoginLock, username)
+	return err
+}
+
+// ReserveLogin implements cms.Store.
+func (s *Store) ReserveLogin(ctx context.Context, a cms.LoginAttempt) (cms.LoginReservation, error) {
+	var r cms.LoginReservation
 	err := s.tx(ctx, func(s *Store) error {
+		if err := s.lockLogin(ctx, a.Username); err != nil {
+			return err
+		}
 		// Old failures are forgotten here, so the table stays small.
-		if _, err := s.exec(ctx, "DELETE FROM login_failures WHERE username = ? AND at < ?", username, micros(since)); err != nil {
+		since := micros(a.Since)
+		if _, err := s.exec(ctx, "DELETE FROM login_attempts WHERE username = ? AND at < ?", a.Username, since); err != nil {
 			return err
 		}
-		if _, err := s.exec(ctx, "INSERT INTO login_failures (username, at) VALUES (?, ?)", username, micros(at)); err != nil {
+		// The pair's failures stop at its limit, so reading them is cheap.
+		var pair []int64
+		if err := s.scan(ctx, s.write, &pair, "SELECT at FROM login_attempts WHERE username = ? AND address = ? ORDER BY at",
+			a.Username, a.Address); err != nil {
 			return err
 		}
-		c, _, err := s.LoginFailures(ctx, username, since)
-		n = c
+		if n := len(pair); a.AddressLimit > 0 && n >= a.AddressLimit {
+			r.HeldBy = fromMicros(pair[n-a.AddressLimit])
+		}
+		held, err := s.userHeld(ctx, a)
+		if err != nil {
+			return err
+		}
+		if held.After(r.HeldBy) {
+			r.HeldBy = held
+		}
+		if !r.HeldBy.IsZero() {
+			return nil
+		}
+		r.Allowed = true
+		_, err = s.exec(ctx, "INSERT INTO login_attempts (username, address, at) VALUES (?, ?, ?)",
+			a.Username, a.Address, micros(a.At))
 		return err
 	})
-	return n, err
+	return r, err
+}
+
+// userHeld applies a's user limit: the time of the failure that holds the
+// user at the limit, or zero when the attempt passes (under the limit, or
+// from a known address).
+func (s *Store) userHeld(ctx context.Context, a cms.LoginAttempt) (time.Time, error) {
+	var counts []int
+	if err := s.scan(ctx, s.write, &counts, "SELECT COUNT(*) FROM login_attempts WHERE username = ?", a.Username); err != nil {
+		return time.Time{}, err
+	}
+	n := 0
+	if len(counts) > 0 {
+		n = counts[0]
+	}
+	if a.UserLimit <= 0 || n < a.UserLimit {
+		return time.Time{}, nil
+	}
+	var known []int
+	if err := s.scan(ctx, s.write, &known, "SELECT 1 FROM login_known_addresses WHERE username = ? AND address = ? AND at >= ?",
+		a.Username, a.Address, micros(a.KnownSince)); err != nil || len(known) > 0 {
+		return time.Time{}, err
+	}
+	var at []int64
+	if err := s.scan(ctx, s.write, &at, "SELECT at FROM login_attempts WHERE username = ? ORDER BY at LIMIT 1 OFFSET ?",
+		a.Username, n-a.UserLimit); err != nil || len(at) == 0 {
+		return time.Time{}, err
+	}
+	return fromMicros(at[0]), nil
+}
+
+// LoginSucceeded implements cms.Store.
+func (s *Store) LoginSucceeded(ctx context.Context, username, address string, at time.Time) error {
+	return s.tx(ctx, func(s *Store) error {
+		if err := s.lockLogin(ctx, username); err != nil {
+			return err
+		}
+		if _, err := s.exec(ctx, "DELETE FROM login_attempts WHERE username = ? AND address = ?", username, address); err != nil {
+			return err
+		}
+		_, err := s.exec(ctx, "INSERT INTO login_known_addresses (username, address, at) VALUES (?, ?, ?) "+
+			"ON CONFLICT (username, address) DO UPDATE SET at = excluded.at", username, address, micros(at))
+		return err
+	})
 }
 
 // LoginFailures implements cms.Store.
 func (s *Store) LoginFailures(ctx context.Context, username string, since time.Time) (int, time.Time, error) {
 	var rows []failureCount
-	err := s.scan(ctx, s.read, &rows, "SELECT COUNT(*) AS n, MIN(at) AS oldest FROM login_failures WHERE username = ? AND at >= ?",
+	err := s.scan(ctx, s.read, &rows, "SELECT COUNT(*) AS n, MIN(at) AS oldest FROM login_attempts WHERE username = ? AND at >= ?",
 		username, micros(since))
 	if err != nil || len(rows) == 0 {
 		return 0, time.Time{}, s.fail(err)
@@ -185,13 +259,24 @@ func (s *Store) LoginFailures(ctx context.Context, username string, since time.T
 
 // ResetLoginFailures implements cms.Store.
 func (s *Store) ResetLoginFailures(ctx context.Context, username string) error {
-	_, err := s.exec(ctx, "DELETE FROM login_failures WHERE username = ?", username)
-	return err
+	return s.tx(ctx, func(s *Store) error {
+		if err := s.lockLogin(ctx, username); err != nil {
+			return err
+		}
+		_, err := s.exec(ctx, "DELETE FROM login_attempts WHERE username = ?", username)
+		return err
+	})
 }
 
 // PurgeLoginFailures implements cms.Store.
 func (s *Store) PurgeLoginFailures(ctx context.Context, before time.Time) (int, error) {
-	n, err := s.exec(ctx, "DELETE FROM login_failures WHERE at < ?", micros(before))
+	n, err := s.exec(ctx, "DELETE FROM login_attempts WHERE at < ?", micros(before))
+	return int(n), err
+}
+
+// PurgeKnownAddresses implements cms.Store.
+func (s *Store) PurgeKnownAddresses(ctx context.Context, before time.Time) (int, error) {
+	n, err := s.exec(ctx, "DELETE FROM login_known_addresses WHERE at < ?", micros(before))
 	return int(n), err
 }
 

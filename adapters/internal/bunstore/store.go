@@ -24,8 +24,9 @@ type Options struct {
 	Write, Read *bun.DB
 	// Features describes the adapter.
 	Features cms.Features
-	// Translate returns a *cms.Error for the driver errors it knows
-	// (unique violations become CodeConflict); others come back unchanged.
+	// Translate returns a *cms.Error for the driver errors it knows (a
+	// clash with a concurrent writer becomes cms.Race, a database that
+	// cannot be reached cms.Unavailable); others come back unchanged.
 	Translate func(error) error
 	// ClaimLock is appended to the row lock of a batch claim
 	// ("FOR UPDATE SKIP LOCKED" on PostgreSQL, "" on SQLite).
@@ -54,6 +55,16 @@ type Options struct {
 	// their own). One lock a batch, not one an id: PostgreSQL's lock table
 	// holds a few thousand.
 	KindLock, KindLockShared string
+	// LoginLock, when set, is run with a username at the start of the
+	// transactions that count or change its login failures, so that the
+	// attempts of one username are decided one at a time across
+	// connections and instances (PostgreSQL: a transaction-scoped advisory
+	// lock). SQLite needs none: its write transactions run one at a time.
+	LoginLock string
+	// AccountLock, when set, is run with the account by
+	// LockAccountWrites (PostgreSQL: a transaction-scoped advisory lock in
+	// a key space of its own). SQLite needs none.
+	AccountLock string
 	// RowLock is appended to GetRecord and GetRecords inside a transaction so that a
 	// read-modify-write holds the row ("FOR UPDATE" on PostgreSQL; SQLite's
 	// transactions hold the write lock from their start).

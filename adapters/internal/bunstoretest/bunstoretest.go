@@ -65,3 +65,56 @@ func UpgradeKeepsWaitingBatch(t *testing.T, open func(n int) (*bunstore.Store, e
 		t.Fatalf("payload after upgrade: %q, %v", kept, err)
 	}
 }
+
+// UpgradeRepairsAliases is the test of the alias-characters data
+// migration both adapters run: records stored before urlAlias refused
+// backslashes and bidirectional controls are rewritten on the upgrade,
+// the characters dropped and uniqueness kept, with a new timeLastUpdate;
+// the rest is untouched. old opens the database with every SQL migration
+// but no migration in Go; current opens it as a program would.
+func UpgradeRepairsAliases(t *testing.T, old, current func() cms.Store) {
+	t.Helper()
+	ctx := t.Context()
+	then := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	s := old()
+	for _, r := range []*cms.Resource{
+		{ID: "evil", URLAlias: cms.Langs[string]{"en": `/\evil.example`, "it": "/\u202Egpj.exe"}},
+		{ID: "plain", URLAlias: cms.Langs[string]{"en": "/evil.example", "it": "/fine"}},
+		{ID: "twin", URLAlias: cms.Langs[string]{"en": "/evil.example\u2066"}},
+	} {
+		if err := s.PutRecord(ctx, &cms.Entry{Account: "a", Record: r, Updated: then}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = current()
+	defer s.Close()
+	want := map[string]cms.Langs[string]{
+		"evil":  {"en": "/evil.example-2", "it": "/gpj.exe"},
+		"plain": {"en": "/evil.example", "it": "/fine"},
+		"twin":  {"en": "/evil.example-3"},
+	}
+	for id, aliases := range want {
+		e, err := s.GetRecord(ctx, "a", cms.KindResource, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := e.Record.(*cms.Resource).URLAlias
+		for lang, alias := range aliases {
+			if got[lang] != alias {
+				t.Errorf("%s %s: %q, want %q", id, lang, got[lang], alias)
+			}
+			if holder, err := s.AliasHolder(ctx, "a", cms.KindResource, lang, alias); err != nil || holder != id {
+				t.Errorf("alias %s (%s) held by %q, %v; want %s", alias, lang, holder, err, id)
+			}
+		}
+		if repaired := id != "plain"; repaired == e.Updated.Equal(then) {
+			t.Errorf("%s: updated %v (stored %v), repaired %v", id, e.Updated, then, repaired)
+		}
+	}
+	if _, err := s.AliasHolder(ctx, "a", cms.KindResource, "en", `/\evil.example`); cms.ErrorCode(err) != cms.CodeNotFound {
+		t.Errorf("the old alias is still held: %v", err)
+	}
+}
