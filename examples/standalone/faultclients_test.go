@@ -22,7 +22,6 @@ import (
 // from an address of its own.
 func TestFaultLoginBurst(t *testing.T) {
 	t.Parallel()
-	needsPending(t, "login throttling per username and client address")
 	p := startProc(t, "--db", "sqlite:"+filepath.Join(t.TempDir(), "cms.db"), "--trusted-proxies", "127.0.0.1")
 	c := newClient(t, p)
 	c.token = ""

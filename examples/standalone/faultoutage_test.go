@@ -17,7 +17,6 @@ import (
 // acknowledged write is lost.
 func TestFaultStoreOutage(t *testing.T) {
 	t.Parallel()
-	needsPending(t, "503 for a store that cannot be reached, and recovery without restart")
 	dsn, px := proxiedDSN(t, pgtest.DSN(t))
 	p := startProc(t, "--db", dsn)
 	c := newClient(t, p)

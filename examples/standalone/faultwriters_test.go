@@ -28,7 +28,6 @@ func TestFaultConcurrentWriters(t *testing.T) {
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
-		needsPending(t, "retried deadlocks of concurrent assignment writes on PostgreSQL")
 		db := pgtest.DSN(t)
 		a := startProc(t, "--db", db)
 		b := startProc(t, "--db", db)
