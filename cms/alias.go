@@ -1,6 +1,9 @@
 package cms
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // aliasesOf returns the urlAlias field of a record.
 func aliasesOf(rec Record) *Langs[string] {
@@ -61,6 +64,8 @@ func (s *Service) checkAliases(ctx context.Context, tx Store, p Principal, patch
 // the body leaves out (DECISIONS §5, §13): "/" and the slug of the title in
 // that language, else of the default language's alias (for the default
 // language: of the id), made unique in its language with -2, -3, ...
+// (uniqueAlias). Languages are taken in the account's order, so
+// concurrent writers hold their aliases' stems in one order.
 func (s *Service) makeAliases(ctx context.Context, tx Store, p Principal, rec Record, patch Record) error {
 	aliases := aliasesOf(rec)
 	if *aliases == nil {
@@ -68,13 +73,16 @@ func (s *Service) makeAliases(ctx context.Context, tx Store, p Principal, rec Re
 	}
 	given := *aliasesOf(patch)
 	titles := titlesOf(rec)
-	order := append([]string{p.Langs.Default}, p.Langs.Others()...)
-	for _, lang := range order {
+	for _, lang := range aliasOrder(p.Langs) {
 		if _, ok := given[lang]; ok {
 			continue
 		}
 		base := aliasBase(titles[lang], rec.RecordID(), (*aliases)[p.Langs.Default], lang == p.Langs.Default)
-		alias, err := UniqueAlias(base, aliasTaken(ctx, tx, p.Account, rec.Kind(), lang))
+		alias, err := uniqueAlias(ctx, tx, p.Account, rec.Kind(), lang, base)
+		if errors.Is(err, errNoFreeAlias) {
+			return problemError(patch, true, []fieldProblem{{p.Langs.WireName("urlAlias", lang),
+				"no number is left for " + aliasStem(base) + "; give a urlAlias"}})
+		}
 		if err != nil {
 			return err
 		}
@@ -98,16 +106,11 @@ func aliasBase(title, id, defaultAlias string, isDefault bool) string {
 	if slug == "" {
 		slug = "record" // an id always has a letter or digit; this is only a guard
 	}
-	return AliasFromSlug(slug)
+	return cutAlias(AliasFromSlug(slug), maxAliasLength)
 }
 
-// aliasTaken is UniqueAlias's question for one account, kind and language.
-func aliasTaken(ctx context.Context, tx Store, account string, kind Kind, lang string) func(string) (bool, error) {
-	return func(candidate string) (bool, error) {
-		_, err := tx.AliasHolder(ctx, account, kind, lang, candidate)
-		if ErrorCode(err) == CodeNotFound {
-			return false, nil
-		}
-		return err == nil, err
-	}
+// aliasOrder is the order aliases are made in: the default language
+// first, whose alias the others may derive from.
+func aliasOrder(langs Languages) []string {
+	return append([]string{langs.Default}, langs.Others()...)
 }

@@ -507,10 +507,19 @@ func (s *Service) applyBatchSafely(ctx context.Context, b *Batch, owner string) 
 // tried until it applies, fails for a reason of its own, or ctx ends (the
 // service stops, or the lease passed to another worker).
 func (s *Service) applyBatchSettled(ctx context.Context, b *Batch, owner string) (BatchResult, error) {
+	races := 0
 	for attempt := 1; ; attempt++ {
 		res, err := s.applyBatchSafely(ctx, b, owner)
 		if err == nil || ErrorCode(err) != CodeUnavailable || errors.Is(err, errBatchNotHeld) || ctx.Err() != nil {
 			return res, err
+		}
+		if IsRace(err) {
+			if races++; races >= s.opts.BatchRaceRetries {
+				// No clash with other writers lasts this long: the batch
+				// meets itself (a fault of ours), so it takes the path of
+				// other store failures and uses up an attempt.
+				return res, &Error{Code: CodeInternal, Message: "batch kept meeting a write race", Err: err}
+			}
 		}
 		s.log.WarnContext(ctx, "cms: batch met another writer or an unreachable store; trying again",
 			"batch", b.ID, "attempt", attempt, "race", IsRace(err), "err", err)

@@ -42,7 +42,12 @@ type bulkTx struct {
 	// assignedOwners are the batch's records that have, or may have,
 	// assignments in the store: the others' lists are appended in sets.
 	assignedOwners map[string]bool
-	buf            []byte // marshalling buffer of endChunk
+	// numbers are the highest numbers of alias stems by language and stem
+	// (aliasKey with the stem as alias), as the views see them, for the
+	// stems asked: raised by every alias the batch writes, forgotten when
+	// one that held the highest is released (or the views are flushed).
+	numbers map[aliasKey]int64
+	buf     []byte // marshalling buffer of endChunk
 }
 
 type touchKey struct {
@@ -59,6 +64,10 @@ type view struct {
 	held map[string]Langs[string]
 	// holders answers AliasHolder by language and alias ("": free).
 	holders map[aliasKey]string
+	// stems lists the numbers of the aliases in holders by language and
+	// base (SplitAlias), so a stem's highest number can be asked of the
+	// store leaving out the ones the view released.
+	stems map[aliasKey][]int64
 	// known answers ExistingIDs of other kinds.
 	known map[Kind]map[string]bool
 	// kept are the writes to store, in order; keptAt indexes them by id.
@@ -82,12 +91,22 @@ type aliasKey struct{ lang, alias string }
 
 func newView() *view {
 	return &view{entries: map[string]*Entry{}, held: map[string]Langs[string]{},
-		holders: map[aliasKey]string{}, known: map[Kind]map[string]bool{}, keptAt: map[string]int{}}
+		holders: map[aliasKey]string{}, stems: map[aliasKey][]int64{}, known: map[Kind]map[string]bool{}, keptAt: map[string]int{}}
+}
+
+// setHolder records who holds an alias ("": nobody).
+func (v *view) setHolder(key aliasKey, id string) {
+	if _, ok := v.holders[key]; !ok {
+		base, n := SplitAlias(key.alias)
+		stem := aliasKey{key.lang, base}
+		v.stems[stem] = append(v.stems[stem], n)
+	}
+	v.holders[key] = id
 }
 
 func newBulkTx(tx Store, doc *Codec, account string, kind Kind) *bulkTx {
 	return &bulkTx{Store: tx, doc: doc, account: account, kind: kind, cur: newView(),
-		touched: map[touchKey]time.Time{}, assignedOwners: map[string]bool{}}
+		touched: map[touchKey]time.Time{}, assignedOwners: map[string]bool{}, numbers: map[aliasKey]int64{}}
 }
 
 // beginChunk starts a chunk of patches: the previous chunk's view becomes
@@ -174,6 +193,7 @@ func (b *bulkTx) flush(ctx context.Context) error {
 		return err
 	}
 	b.cur = newView()
+	clear(b.numbers) // the store answers exactly now
 	return b.touch(ctx)
 }
 
@@ -232,31 +252,112 @@ func (b *bulkTx) prefetch(ctx context.Context, s *Service, langs Languages, patc
 		}
 		b.learn(k, ids, found)
 	}
-	byLang := map[string][]string{}
+	// The aliases given, then those new records will be given
+	// (makeAliases): the default language's first, as the other
+	// languages' may derive from it.
+	var fresh []Record
+	given := map[string][]string{}
 	for _, p := range patches {
-		given := *aliasesOf(p)
-		for lang, alias := range given {
+		for lang, alias := range *aliasesOf(p) {
 			if alias != "" {
-				byLang[lang] = append(byLang[lang], alias)
+				given[lang] = append(given[lang], alias)
 			}
 		}
-		if e, _ := b.entry(p.RecordID()); e != nil {
-			continue
-		}
-		// A new record is given an alias where it has none (makeAliases):
-		// the first candidate, which is most often free.
-		titles := titlesOf(p)
-		defaultAlias, ok := given[langs.Default]
-		if !ok {
-			defaultAlias = aliasBase(titles[langs.Default], p.RecordID(), "", true)
-		}
-		for _, lang := range langs.All {
-			if _, ok := given[lang]; !ok {
-				base := aliasBase(titles[lang], p.RecordID(), defaultAlias, lang == langs.Default)
-				byLang[lang] = append(byLang[lang], base)
-			}
+		if e, _ := b.entry(p.RecordID()); e == nil {
+			fresh = append(fresh, p)
 		}
 	}
+	defaults, err := b.prefetchGenerated(ctx, fresh, []string{langs.Default}, nil, given)
+	if err != nil {
+		return err
+	}
+	_, err = b.prefetchGenerated(ctx, fresh, langs.Others(), defaults, nil)
+	return err
+}
+
+// prefetchGenerated reads what making the aliases of new records in langs
+// will ask: the holders of their first candidates and, for the stems that
+// will be numbered (a candidate held, or wanted twice), the highest
+// numbers. It returns the aliases the records will likely get, by record:
+// a guess (the first candidate when free, else the next numbers in
+// order), which the other languages' candidates derive from. defaults
+// are the default language's guesses (nil for the default language);
+// also are more aliases to ask the holders of, by language, in the same
+// queries.
+func (b *bulkTx) prefetchGenerated(ctx context.Context, fresh []Record, langs []string, defaults []string,
+	also map[string][]string) ([]string, error) {
+	firsts := make([][]string, len(fresh)) // by record, then language ("": given)
+	wanted := map[aliasKey]int{}
+	byLang := maps.Clone(also)
+	if byLang == nil {
+		byLang = map[string][]string{}
+	}
+	for i, p := range fresh {
+		given, titles := *aliasesOf(p), titlesOf(p)
+		firsts[i] = make([]string, len(langs))
+		for j, lang := range langs {
+			if _, ok := given[lang]; ok {
+				continue
+			}
+			var first string
+			if defaults == nil {
+				first = aliasBase(titles[lang], p.RecordID(), "", true)
+			} else {
+				first = aliasBase(titles[lang], p.RecordID(), defaults[i], false)
+			}
+			firsts[i][j] = first
+			byLang[lang] = append(byLang[lang], first)
+			wanted[aliasKey{lang, first}]++
+		}
+	}
+	if err := b.askHolders(ctx, byLang); err != nil {
+		return nil, err
+	}
+	stems := map[string][]string{}
+	for key, count := range wanted {
+		stem := aliasStem(key.alias)
+		if _, known := b.numbers[aliasKey{key.lang, stem}]; known {
+			continue
+		}
+		if holder, _ := b.holder(key); holder != "" || count > 1 {
+			stems[key.lang] = append(stems[key.lang], stem)
+		}
+	}
+	for lang, bases := range stems {
+		if err := b.learnNumbers(ctx, lang, bases); err != nil {
+			return nil, err
+		}
+	}
+	if defaults != nil {
+		return nil, nil
+	}
+	guesses := make([]string, len(fresh))
+	claimed := map[aliasKey]bool{}
+	next := map[aliasKey]int64{}
+	for i, p := range fresh {
+		first := firsts[i][0]
+		if first == "" {
+			guesses[i] = (*aliasesOf(p))[langs[0]]
+			continue
+		}
+		key := aliasKey{langs[0], first}
+		if holder, _ := b.holder(key); holder == "" && !claimed[key] {
+			claimed[key], guesses[i] = true, first
+			continue
+		}
+		stem := aliasKey{langs[0], aliasStem(first)}
+		n, ok := next[stem]
+		if !ok {
+			n = max(b.numbers[stem], 1) + 1
+		}
+		next[stem], guesses[i] = n+1, numberedAlias(stem.alias, n)
+	}
+	return guesses, nil
+}
+
+// askHolders reads into the view the holders of aliases by language
+// that the views do not know, in one query a language.
+func (b *bulkTx) askHolders(ctx context.Context, byLang map[string][]string) error {
 	for lang, aliases := range byLang {
 		aliases = slices.DeleteFunc(aliases, func(a string) bool { _, ok := b.holder(aliasKey{lang, a}); return ok })
 		if len(aliases) == 0 {
@@ -267,10 +368,62 @@ func (b *bulkTx) prefetch(ctx context.Context, s *Service, langs Languages, patc
 			return err
 		}
 		for _, alias := range aliases {
-			b.cur.holders[aliasKey{lang, alias}] = held[alias]
+			b.cur.setHolder(aliasKey{lang, alias}, held[alias])
 		}
 	}
 	return nil
+}
+
+// learnNumbers reads the highest numbers of stems in lang into
+// b.numbers: the store's, but for the numbers the views released, raised
+// by those they hold. Call it when no write is in flight.
+func (b *bulkTx) learnNumbers(ctx context.Context, lang string, stems []string) error {
+	var plain []string
+	viewed := map[string]int64{}
+	for _, stem := range dedupe(stems) {
+		key := aliasKey{lang, stem}
+		held, skip := b.viewNumbers(key)
+		viewed[stem] = held
+		if len(skip) == 0 {
+			plain = append(plain, stem)
+			continue
+		}
+		top, err := b.Store.AliasNumbers(ctx, AliasNumberParams{Account: b.account, Kind: b.kind, Lang: lang,
+			Bases: []string{stem}, Skip: skip})
+		if err != nil {
+			return err
+		}
+		b.numbers[key] = max(top[stem], held)
+	}
+	if len(plain) == 0 {
+		return nil
+	}
+	top, err := b.Store.AliasNumbers(ctx, AliasNumberParams{Account: b.account, Kind: b.kind, Lang: lang, Bases: plain})
+	if err != nil {
+		return err
+	}
+	for _, stem := range plain {
+		b.numbers[aliasKey{lang, stem}] = max(top[stem], viewed[stem])
+	}
+	return nil
+}
+
+// viewNumbers returns the highest number of stem (language and base)
+// the views hold, and the numbers they released.
+func (b *bulkTx) viewNumbers(stem aliasKey) (held int64, released []int64) {
+	for _, v := range []*view{b.cur, b.prev} {
+		if v == nil {
+			continue
+		}
+		for _, n := range v.stems[stem] {
+			if holder, _ := b.holder(aliasKey{stem.lang, numberedAlias(stem.alias, n)}); holder != "" {
+				held = max(held, n)
+			} else {
+				released = append(released, n)
+			}
+		}
+	}
+	return held, released
 }
 
 // entry returns the record of id the views know, and whether they know.
@@ -431,21 +584,29 @@ func (b *bulkTx) PutRecord(ctx context.Context, e *Entry) error {
 		return b.Store.PutRecord(ctx, e)
 	}
 	id := e.Record.RecordID()
+	aliases := *aliasesOf(e.Record)
 	// The aliases id held are free now, whether or not the view knew them:
 	// the store would still name id.
 	for lang, alias := range b.heldBy(id) {
 		key := aliasKey{lang, alias}
 		if holder, ok := b.holder(key); !ok || holder == id {
-			b.cur.holders[key] = ""
+			b.cur.setHolder(key, "")
+			if aliases[lang] != alias {
+				b.releaseNumber(key)
+			}
 		}
 	}
-	for lang, alias := range *aliasesOf(e.Record) {
+	for lang, alias := range aliases {
 		if alias != "" {
-			b.cur.holders[aliasKey{lang, alias}] = id
+			b.cur.setHolder(aliasKey{lang, alias}, id)
+			base, n := SplitAlias(alias)
+			if top, ok := b.numbers[aliasKey{lang, base}]; ok && n > top {
+				b.numbers[aliasKey{lang, base}] = n
+			}
 		}
 	}
 	b.cur.entries[id] = e
-	b.cur.held[id] = maps.Clone(*aliasesOf(e.Record))
+	b.cur.held[id] = maps.Clone(aliases)
 	b.noteAssignments(e.Record)
 	if i, ok := b.cur.keptAt[id]; ok {
 		b.cur.kept[i] = e
@@ -454,6 +615,59 @@ func (b *bulkTx) PutRecord(ctx context.Context, e *Entry) error {
 		b.cur.kept = append(b.cur.kept, e)
 	}
 	return nil
+}
+
+// releaseNumber forgets the highest number of an alias's stem when the
+// alias, now released, held it: the next question asks the store again.
+func (b *bulkTx) releaseNumber(key aliasKey) {
+	base, n := SplitAlias(key.alias)
+	if top, ok := b.numbers[aliasKey{key.lang, base}]; ok && top == n {
+		delete(b.numbers, aliasKey{key.lang, base})
+	}
+}
+
+// AliasNumbers answers from what the batch learnt, asking the store
+// (learnNumbers) what it does not know. Its callers pass no Skip.
+func (b *bulkTx) AliasNumbers(ctx context.Context, p AliasNumberParams) (map[string]int64, error) {
+	if !b.mine(p.Account, p.Kind) || len(p.Skip) > 0 {
+		if err := b.settle(); err != nil {
+			return nil, err
+		}
+		return b.Store.AliasNumbers(ctx, p)
+	}
+	var ask []string
+	for _, base := range p.Bases {
+		if _, ok := b.numbers[aliasKey{p.Lang, base}]; !ok {
+			ask = append(ask, base)
+		}
+	}
+	if len(ask) > 0 {
+		if err := b.settle(); err != nil {
+			return nil, err
+		}
+		if err := b.learnNumbers(ctx, p.Lang, ask); err != nil {
+			return nil, err
+		}
+	}
+	top := map[string]int64{}
+	for _, base := range p.Bases {
+		if n := b.numbers[aliasKey{p.Lang, base}]; n > 0 {
+			top[base] = n
+		}
+	}
+	return top, nil
+}
+
+// LockAlias holds nothing for the batch's kind: the batch holds the kind
+// (LockKind), so no other transaction makes records of it meanwhile.
+func (b *bulkTx) LockAlias(ctx context.Context, account string, kind Kind, lang, base string) error {
+	if b.mine(account, kind) {
+		return nil
+	}
+	if err := b.settle(); err != nil {
+		return err
+	}
+	return b.Store.LockAlias(ctx, account, kind, lang, base)
 }
 
 // AliasHolder answers from the views, asking the store what they do not
@@ -479,7 +693,7 @@ func (b *bulkTx) AliasHolder(ctx context.Context, account string, kind Kind, lan
 		case err != nil:
 			return "", err
 		}
-		b.cur.holders[key] = holder
+		b.cur.setHolder(key, holder)
 	}
 	if holder == "" {
 		return "", &Error{Code: CodeNotFound, Message: "urlAlias " + alias + " not found"}

@@ -2,6 +2,9 @@ package cms
 
 import (
 	"context"
+	"errors"
+	"maps"
+	"slices"
 	"strconv"
 )
 
@@ -59,14 +62,27 @@ func (s *Service) Clone(ctx context.Context, kind Kind, id, mapID string) (Clone
 			return err
 		}
 		setCloneIdentity(clone, newID)
+		// In the order of makeAliases, so concurrent writers hold the stems
+		// (LockAlias) in one order; then languages the account no longer
+		// has, whose aliases are unique too.
 		aliases := aliasesOf(clone)
-		for lang, alias := range *aliases {
+		order := aliasOrder(p.Langs)
+		for _, lang := range slices.Sorted(maps.Keys(*aliases)) {
+			if !slices.Contains(order, lang) {
+				order = append(order, lang)
+			}
+		}
+		for _, lang := range order {
+			alias := (*aliases)[lang]
 			if alias == "" {
 				continue
 			}
-			unique, err := UniqueAlias(alias+"-copy", aliasTaken(ctx, tx, p.Account, kind, lang))
-			if err != nil {
+			unique, err := uniqueAlias(ctx, tx, p.Account, kind, lang, alias+"-copy")
+			if errors.Is(err, errNoFreeAlias) {
 				return notCloned
+			}
+			if err != nil {
+				return err
 			}
 			(*aliases)[lang] = unique
 		}

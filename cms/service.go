@@ -77,6 +77,13 @@ type Options struct {
 	// cannot be reached use up no attempt: the apply waits and runs
 	// again. Default 5.
 	BatchMaxAttempts int
+	// BatchRaceRetries bounds how many times in a row a batch's apply is
+	// run again after a clash with concurrent writers (a deadlock, a
+	// serialization failure, a key taken meanwhile), each after a growing
+	// wait: past it the clash is no longer taken for another writer's and
+	// counts as a failed attempt (BatchMaxAttempts). An unreachable store
+	// is waited out however long it lasts. Default 100 (minutes of waits).
+	BatchRaceRetries int
 	// BatchPoll is how long an idle worker waits before looking for a
 	// batch again. Default 1 s.
 	BatchPoll time.Duration
@@ -155,6 +162,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.BatchMaxAttempts == 0 {
 		o.BatchMaxAttempts = 5
+	}
+	if o.BatchRaceRetries <= 0 {
+		o.BatchRaceRetries = 100
 	}
 	if o.BatchRetention == 0 {
 		o.BatchRetention = 7 * 24 * time.Hour

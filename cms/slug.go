@@ -1,6 +1,7 @@
 package cms
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"strings"
@@ -41,32 +42,89 @@ func AliasFromSlug(slug string) string { return "/" + slug }
 // maxAliasLength is urlAlias's maximum length.
 const maxAliasLength = 500
 
-// errNoFreeAlias is returned when every candidate alias is taken.
-var errNoFreeAlias = errors.New("cms: no free urlAlias")
+// maxAliasNumber is the highest number an alias ends in (18 digits): every
+// number fits an int64 and its next still has the digits SplitAlias
+// reads as a number.
+const maxAliasNumber = 999_999_999_999_999_999
 
-// UniqueAlias returns base if it is free, else base-2, base-3, ... (the
-// first free), each cut to fit urlAlias's 500 characters. taken says
-// whether a candidate is held.
-func UniqueAlias(base string, taken func(candidate string) (bool, error)) (string, error) {
-	for n := 1; n <= 1000; n++ {
-		suffix := ""
-		if n > 1 {
-			suffix = "-" + strconv.Itoa(n)
-		}
-		stem := base
-		if len(stem)+len(suffix) > maxAliasLength {
-			stem = strings.TrimRight(truncateUTF8(stem, maxAliasLength-len(suffix)), "-")
-		}
-		candidate := stem + suffix
-		held, err := taken(candidate)
-		if err != nil {
-			return "", err
-		}
-		if !held {
-			return candidate, nil
-		}
+// maxAliasStem is the longest stem a number is added to: "-" and 18
+// digits always fit in urlAlias's 500 characters.
+const maxAliasStem = maxAliasLength - 19
+
+// SplitAlias splits an alias into the base and the number it is numbered
+// by: "/lake-12" is "/lake" and 12. An alias that does not end in "-N",
+// with N from 2 to 18 digits and no leading zero, is its own base with
+// number 1 ("/lake", "/lake-1", "/lake-02"). Stores index aliases by
+// base and number, so the next free number of a base is one look-up.
+func SplitAlias(alias string) (base string, n int64) {
+	i := len(alias)
+	for i > 0 && '0' <= alias[i-1] && alias[i-1] <= '9' {
+		i--
 	}
-	return "", errNoFreeAlias
+	digits := alias[i:]
+	if i == 0 || alias[i-1] != '-' || digits == "" || len(digits) > 18 || digits[0] == '0' || digits == "1" {
+		return alias, 1
+	}
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil { // 18 digits always parse; a guard
+		return alias, 1
+	}
+	return alias[:i-1], n
+}
+
+// numberedAlias is the alias of base numbered n: base itself for 1.
+func numberedAlias(base string, n int64) string {
+	if n <= 1 {
+		return base
+	}
+	return base + "-" + strconv.FormatInt(n, 10)
+}
+
+// cutAlias cuts an alias to n bytes at a character boundary, without a
+// trailing "-".
+func cutAlias(alias string, n int) string {
+	if len(alias) <= n {
+		return alias
+	}
+	return strings.TrimRight(truncateUTF8(alias, n), "-")
+}
+
+// aliasStem is the base that numbers of the candidate alias first are
+// added to: first itself, cut so that any number fits.
+func aliasStem(first string) string { return cutAlias(first, maxAliasStem) }
+
+// errNoFreeAlias is returned when a base has used up its numbers.
+var errNoFreeAlias = errors.New("cms: no free urlAlias number")
+
+// uniqueAlias returns the alias first (cut to 500 characters) when no
+// record of kind holds it in lang, else its stem numbered one more than
+// the highest number held with that stem: "/lake", then "/lake-2",
+// "/lake-3", ... Numbers freed below the highest are not reused. Two
+// look-ups through the alias index, however many records share the
+// base. In a write transaction the stem is held (LockAlias) until it
+// ends, so concurrent writers take numbers one after the other.
+func uniqueAlias(ctx context.Context, tx Store, account string, kind Kind, lang, first string) (string, error) {
+	first = cutAlias(first, maxAliasLength)
+	stem := aliasStem(first)
+	if err := tx.LockAlias(ctx, account, kind, lang, stem); err != nil {
+		return "", err
+	}
+	_, err := tx.AliasHolder(ctx, account, kind, lang, first)
+	switch {
+	case ErrorCode(err) == CodeNotFound:
+		return first, nil
+	case err != nil:
+		return "", err
+	}
+	top, err := tx.AliasNumbers(ctx, AliasNumberParams{Account: account, Kind: kind, Lang: lang, Bases: []string{stem}})
+	if err != nil {
+		return "", err
+	}
+	n := max(top[stem], 1) + 1
+	if n > maxAliasNumber {
+		return "", errNoFreeAlias
+	}
+	return numberedAlias(stem, n), nil
 }
 
 // truncateUTF8 cuts s to at most n bytes without splitting a character.

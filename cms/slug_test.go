@@ -1,11 +1,13 @@
 package cms
 
 import (
+	"context"
 	"errors"
 	"regexp"
-	"strconv"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestSlug(t *testing.T) {
@@ -30,36 +32,103 @@ func TestSlug(t *testing.T) {
 	}
 }
 
+func TestSplitAlias(t *testing.T) {
+	t.Parallel()
+	for alias, want := range map[string]struct {
+		base string
+		n    int64
+	}{
+		"/lake":                  {"/lake", 1},
+		"/lake-2":                {"/lake", 2},
+		"/lake-12":               {"/lake", 12},
+		"/route-66-3":            {"/route-66", 3},
+		"/lake-1":                {"/lake-1", 1},
+		"/lake-0":                {"/lake-0", 1},
+		"/lake-02":               {"/lake-02", 1},
+		"/lake2":                 {"/lake2", 1},
+		"/lake-":                 {"/lake-", 1},
+		"/-5":                    {"/", 5},
+		"123":                    {"123", 1},
+		"/x-999999999999999999":  {"/x", 999999999999999999},
+		"/x-1000000000000000000": {"/x-1000000000000000000", 1},
+		"/caffè-7":               {"/caffè", 7},
+		"/a-b-c-" + "9":          {"/a-b-c", 9},
+		"":                       {"", 1},
+	} {
+		base, n := SplitAlias(alias)
+		if base != want.base || n != want.n {
+			t.Errorf("SplitAlias(%q) = %q, %d; want %q, %d", alias, base, n, want.base, want.n)
+		}
+		if got := numberedAlias(base, n); got != alias && n > 1 {
+			t.Errorf("numberedAlias(%q, %d) = %q, want %q", base, n, got, alias)
+		}
+	}
+}
+
+// aliasIndex is the part of a Store uniqueAlias asks, over a map of the
+// aliases held; it counts the questions.
+type aliasIndex struct {
+	Store
+	held  map[string]bool
+	asked int
+}
+
+func (a *aliasIndex) LockAlias(context.Context, string, Kind, string, string) error { return nil }
+
+func (a *aliasIndex) AliasHolder(_ context.Context, _ string, _ Kind, _, alias string) (string, error) {
+	a.asked++
+	if a.held[alias] {
+		return "r", nil
+	}
+	return "", &Error{Code: CodeNotFound}
+}
+
+func (a *aliasIndex) AliasNumbers(_ context.Context, p AliasNumberParams) (map[string]int64, error) {
+	a.asked++
+	top := map[string]int64{}
+	for alias := range a.held {
+		if base, n := SplitAlias(alias); slices.Contains(p.Bases, base) && n > top[base] {
+			top[base] = n
+		}
+	}
+	return top, nil
+}
+
 func TestUniqueAlias(t *testing.T) {
 	t.Parallel()
-	held := map[string]bool{"/lake": true, "/lake-2": true}
-	got, err := UniqueAlias("/lake", func(c string) (bool, error) { return held[c], nil })
-	if err != nil || got != "/lake-3" {
-		t.Errorf("UniqueAlias = %q, %v; want /lake-3", got, err)
+	ctx := t.Context()
+	idx := &aliasIndex{held: map[string]bool{"/lake": true, "/lake-2": true, "/lake-7": true, "/route-66": true, "/lake-1": true}}
+	for first, want := range map[string]string{
+		"/free":     "/free",
+		"/lake":     "/lake-8", // after the highest number, in two questions
+		"/route-66": "/route-66-2",
+		"/lake-2":   "/lake-2-2",
+	} {
+		idx.asked = 0
+		got, err := uniqueAlias(ctx, idx, "a", KindResource, "en", first)
+		if err != nil || got != want {
+			t.Errorf("uniqueAlias(%q) = %q, %v; want %q", first, got, err, want)
+		}
+		if idx.asked > 2 {
+			t.Errorf("uniqueAlias(%q) asked %d questions, want at most 2", first, idx.asked)
+		}
 	}
-	if got, _ := UniqueAlias("/free", func(string) (bool, error) { return false, nil }); got != "/free" {
-		t.Errorf("a free alias: %q", got)
-	}
-	// A long base is cut so the suffix fits 500 characters, without a
+	// A long base is cut so any number fits 500 characters, without a
 	// dangling dash or a split character.
 	long := "/" + strings.Repeat("é", 240) + "-" + strings.Repeat("x", 30)
-	got, err = UniqueAlias(long, func(c string) (bool, error) { return c == long || len(c) == 500 && !strings.HasSuffix(c, "-3"), nil })
-	if err != nil || len(got) > 500 || !strings.HasSuffix(got, "-3") || strings.Contains(got, "--") || !strings.HasPrefix(got, "/é") {
+	idx.held[cutAlias(long, 500)] = true
+	got, err := uniqueAlias(ctx, idx, "a", KindResource, "en", long)
+	if err != nil || len(got) > 500 || !strings.HasSuffix(got, "-2") || strings.Contains(got, "--") || !strings.HasPrefix(got, "/é") || !utf8.ValidString(got) {
 		t.Errorf("long alias: %q (%d bytes), %v", got, len(got), err)
 	}
-	// The store's error stops the search.
-	boom := errors.New("boom")
-	if _, err := UniqueAlias("/x", func(string) (bool, error) { return false, boom }); !errors.Is(err, boom) {
-		t.Errorf("error: %v", err)
+	idx.held[got] = true
+	if next, _ := uniqueAlias(ctx, idx, "a", KindResource, "en", long); next != strings.TrimSuffix(got, "-2")+"-3" {
+		t.Errorf("next long alias: %q", next)
 	}
-	// Everything taken: an error, not a loop.
-	if _, err := UniqueAlias("/x", func(string) (bool, error) { return true, nil }); err == nil {
-		t.Error("no error when every alias is taken")
-	}
-	n := 0
-	UniqueAlias("/x", func(c string) (bool, error) { n++; return c != "/x-"+strconv.Itoa(7), nil })
-	if n != 7 {
-		t.Errorf("asked %d candidates, want 7", n)
+	// The last number taken: an error, not a wrong alias.
+	idx.held["/x"], idx.held["/x-999999999999999999"] = true, true
+	if got, err := uniqueAlias(ctx, idx, "a", KindResource, "en", "/x"); !errors.Is(err, errNoFreeAlias) {
+		t.Errorf("no number left: %q, %v", got, err)
 	}
 }
 

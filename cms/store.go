@@ -154,17 +154,19 @@ type RecordStore interface {
 	ListRecords(ctx context.Context, p ListParams) iter.Seq2[*Entry, error]
 	// PutRecord inserts e, or replaces the stored record of the same
 	// account, kind and id. Its urlAlias values (per language) and the
-	// references it makes are indexed with it. CodeConflict, as an
-	// *AliasError, when another record of the kind holds one of its aliases
-	// in the same language. The assignment lists in e.Record are ignored
-	// (see AssignmentStore).
+	// references it makes are indexed with it. It does not check the
+	// aliases: the caller does, in the same transaction (AliasHolder). An
+	// alias another record of the kind holds in the language fails the
+	// write as a race (IsRace, CodeUnavailable): the holder took it after
+	// the caller looked, and the transaction run again sees it. The
+	// assignment lists in e.Record are ignored (see AssignmentStore).
 	PutRecord(ctx context.Context, e *Entry) error
 	// PutRecords is PutRecord of several records of one account and kind
-	// with distinct ids, in a few statements: all are written or none.
-	// CodeConflict, as an *AliasError, when a record outside the set holds
-	// one of their aliases, or two of them name the same alias in a
-	// language; the set's old aliases are released first, so two of its
-	// records may swap theirs.
+	// with distinct ids, in a few statements: all are written or none. An
+	// alias held by a record outside the set fails it as a race, as
+	// PutRecord; the set's old aliases are released first, so two of its
+	// records may swap theirs. Two of them naming the same alias in a
+	// language is the caller's mistake (CodeInternal).
 	PutRecords(ctx context.Context, entries []*Entry) error
 	// DeleteRecord removes a record, its aliases, the references it makes
 	// and every assignment it is part of. CodeNotFound when there is none.
@@ -181,21 +183,33 @@ type RecordStore interface {
 	// AliasHolders returns, for those of aliases held in lang by a record
 	// of kind, the holder's id by alias.
 	AliasHolders(ctx context.Context, account string, kind Kind, lang string, aliases []string) (map[string]string, error)
+	// AliasNumbers returns, by base of p.Bases, the highest number of an
+	// alias of p.Kind in p.Lang with that base (see SplitAlias: base itself
+	// counts as 1), leaving out p.Skip; a base no alias has is absent. Each
+	// base is one look-up of the alias index, however many aliases share it.
+	AliasNumbers(ctx context.Context, p AliasNumberParams) (map[string]int64, error)
+	// LockAlias, inside WithTx, holds base in lang until the transaction
+	// ends: LockAlias of the same base in another transaction waits, so
+	// writers that number one base take the numbers one after the other.
+	// Outside a transaction, or where write transactions run one at a time
+	// (SQLite), it does nothing.
+	LockAlias(ctx context.Context, account string, kind Kind, lang, base string) error
 	// Referrers lists every reference to the record (kind, id) made by
 	// other records' documents, in (kind, id, field) order. Assignments
 	// are not references: read them with AssignmentStore.
 	Referrers(ctx context.Context, account string, kind Kind, id string) ([]Reference, error)
 }
 
-// AliasError is the CodeConflict of PutRecord when an alias is taken.
-type AliasError struct {
-	Lang   string // language code of the alias
-	Alias  string
-	Holder string // id of the record holding it
-}
-
-func (e *AliasError) Error() string {
-	return "urlAlias " + e.Alias + " (" + e.Lang + ") is held by " + e.Holder
+// AliasNumberParams selects the aliases AliasNumbers reads.
+type AliasNumberParams struct {
+	Account string
+	Kind    Kind
+	Lang    string
+	// Bases are the bases asked (SplitAlias).
+	Bases []string
+	// Skip, when set, are numbers not counted, of every base: a caller
+	// that released aliases it has not stored yet names theirs.
+	Skip []int64
 }
 
 // Role is the role of a Resource in a Map.

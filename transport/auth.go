@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"errors"
 	"io"
 	"math"
 	"mime"
@@ -160,7 +159,9 @@ func (h *Handler) sameSite(w http.ResponseWriter, r *http.Request) bool {
 // the query string is not read, so secrets never ride in URLs. No body,
 // or another content type, is an empty form.
 func readForm(w http.ResponseWriter, r *http.Request) (map[string][]string, error) {
-	r.Body = http.MaxBytesReader(w, r.Body, MaxAuthBody)
+	if err := limitBody(w, r, MaxAuthBody); err != nil {
+		return nil, err
+	}
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	var err error
 	switch ct {
@@ -181,10 +182,10 @@ func readForm(w http.ResponseWriter, r *http.Request) (map[string][]string, erro
 }
 
 // bodyError classifies a failure to read an auth body: over the limit is
-// 413; anything else reads as no credentials (401).
+// 413, too slow 408; anything else reads as no credentials (401).
 func bodyError(err error) error {
-	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		return &cms.Error{Code: cms.CodeTooLarge, Err: err}
+	if f := readFailure(err); f != nil {
+		return f
 	}
 	return &cms.Error{Code: cms.CodeUnauthorized, Message: "unreadable body", Err: err}
 }
@@ -194,7 +195,10 @@ func bodyError(err error) error {
 func refreshToken(w http.ResponseWriter, r *http.Request) (string, error) {
 	if c, err := r.Cookie(RefreshCookie); err == nil && c.Value != "" {
 		// The body is not needed, but its limit holds all the same.
-		if _, err := io.Copy(io.Discard, http.MaxBytesReader(w, r.Body, MaxAuthBody)); err != nil {
+		if err := limitBody(w, r, MaxAuthBody); err != nil {
+			return "", err
+		}
+		if _, err := io.Copy(io.Discard, r.Body); err != nil {
 			return "", bodyError(err)
 		}
 		return c.Value, nil

@@ -305,6 +305,29 @@ func equivCases() []equivCase {
 			}),
 		},
 		{
+			// A generated alias takes one more than the highest number
+			// held: when the batch releases the highest, the next is
+			// counted again from what is left, in the chunk and after it.
+			name: "highest alias number released in the batch",
+			setup: setupOf("resource",
+				`{"id":"hold1","title":"Top"}`,
+				`{"id":"hold2","title":"Top"}`,
+				`{"id":"hold9","urlAlias":"/top-9"}`),
+			kind: "resource",
+			batch: place(fillers(300, "tf%03d", "Top Filler %d"), map[int]string{
+				0:   `{"id":"tn0","title":"Top"}`,
+				1:   `{"id":"hold9","urlAlias":"/elsewhere"}`,
+				2:   `{"id":"tn0","urlAlias":"/tn0-moved"}`,
+				3:   `{"id":"tn1","title":"Top"}`,
+				10:  `{"id":"tn2","title":"Top","urlAlias_it":"/top-50"}`,
+				250: `{"id":"tn1","urlAlias":"/tn1-moved"}`,
+				252: `{"id":"tn2","urlAlias":"/tn2-moved"}`,
+				260: `{"id":"tn3","title":"Top"}`,
+				261: `{"id":"tn4","title":"Top","urlAlias":"/top-20"}`,
+				262: `{"id":"tn5","title":"Top"}`,
+			}),
+		},
+		{
 			name:  "repeated ids: create, update, unchanged",
 			setup: setupOf("resource", `{"id":"pre","title":"Pre"}`),
 			kind:  "resource",

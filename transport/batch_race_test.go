@@ -54,3 +54,36 @@ func TestBatchRacesAndOutages(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchEndlessRace: a clash that every apply meets, past
+// Options.BatchRaceRetries, is no longer taken for another writer's: it
+// uses up attempts like any failure of the store's, and the last one ends
+// the batch in error, nothing applied.
+func TestBatchEndlessRace(t *testing.T) {
+	t.Parallel()
+	e, f := faultEnv(t, openSQLite, func(o *cms.Options) { o.BatchMaxAttempts = 2; o.BatchRaceRetries = 3 })
+	id := submit(t, e, "resource", `[{"id":"er1","title":"Never"}]`)
+	var applies atomic.Int32
+	f.finish = func(inTx bool) error {
+		if inTx {
+			applies.Add(1)
+			return cms.Race(errors.New("duplicate key value violates unique constraint (SQLSTATE 23505)"))
+		}
+		return nil
+	}
+	process(t, e)
+	if got := statusOf(t, e, "resource", id); !strings.Contains(got, `"status":"processing"`) {
+		t.Fatalf("after the first claim: %s", got)
+	}
+	process(t, e)
+	got := statusOf(t, e, "resource", id)
+	if !strings.Contains(got, `"status":"error"`) || !strings.Contains(got, `"error":"Internal error"`) {
+		t.Fatalf("after the last attempt: %s", got)
+	}
+	if n := applies.Load(); n != 6 {
+		t.Errorf("%d applies, want 3 a claim", n)
+	}
+	if w := e.send("admin", "GET", "/api/bw/v2/resource/er1/published/*", "", nil); w.Code != 404 {
+		t.Errorf("applied: %d", w.Code)
+	}
+}

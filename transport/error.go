@@ -56,6 +56,7 @@ func failureOf(code cms.Code) (f failure, ok bool) {
 const (
 	textNotFound         = "Not found"
 	textMethodNotAllowed = "Method not allowed"
+	textRequestTimeout   = "Request timeout"
 )
 
 // unavailableRetryAfter is the Retry-After, in seconds, of a 503 when the
@@ -74,6 +75,13 @@ type failBody struct {
 // writeError answers err through the table. Anything without a code is a
 // 500, logged with its cause and never shown.
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, errSlowBody) {
+		h.log.DebugContext(r.Context(), "transport: request failed", "method", r.Method, "path", r.URL.EscapedPath(),
+			"status", http.StatusRequestTimeout, "err", err)
+		w.Header().Set("Connection", "close")
+		writeFail(w, http.StatusRequestTimeout, textRequestTimeout)
+		return
+	}
 	e, ok := errors.AsType[*cms.Error](err)
 	if !ok {
 		e = &cms.Error{Code: cms.CodeInternal, Err: err}
@@ -110,6 +118,10 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		if wait, ok := cms.IsThrottled(err); ok {
 			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 		}
+	case http.StatusRequestEntityTooLarge:
+		// The rest of the body is not read: a new connection costs less
+		// than draining it, and the client may never send it.
+		w.Header().Set("Connection", "close")
 	case http.StatusServiceUnavailable:
 		// A writer that kept meeting others may try again at once; a
 		// store out of reach is given a few seconds.

@@ -45,6 +45,25 @@ type Options struct {
 	// MaxBatchBody is the largest batch body. Default 64 MiB.
 	MaxBatchBody int64
 
+	// BodyReadTimeout and BodyReadChunk require a request body to keep
+	// arriving: each BodyReadChunk bytes of it, or its end, must come
+	// within BodyReadTimeout of the previous ones, or the request is
+	// answered 408 and its connection closed. A large body sent at a
+	// steady rate passes however long it takes; a trickle is cut. These
+	// replace http.Server.ReadTimeout for bodies. Defaults 10 s and
+	// 64 KiB; a negative BodyReadTimeout turns this off.
+	BodyReadTimeout time.Duration
+	BodyReadChunk   int64
+	// WriteTimeout is how long each write of an answer (a chunk of a
+	// streamed list) may take before the connection is closed, so a
+	// client that stops reading cannot hold the handler. It replaces
+	// http.Server.WriteTimeout, which would bound a whole long list.
+	// Default 30 s; negative: off. Both deadlines need the
+	// http.ResponseWriter to reach the connection: a host's wrapper must
+	// have an Unwrap method (http.ResponseController), else they are not
+	// set.
+	WriteTimeout time.Duration
+
 	// CrossOrigin decides which POSTs under /auth are cross-site and
 	// refused. Default http.NewCrossOriginProtection() (Sec-Fetch-Site,
 	// then Origin against Host).
@@ -73,6 +92,9 @@ type Handler struct {
 	loc          *time.Location
 	maxBody      int64
 	maxBatchBody int64
+	bodyTimeout  time.Duration
+	bodyChunk    int64
+	writeTimeout time.Duration
 	// schemas caches generated schema documents by kind, languages and
 	// form.
 	schemas sync.Map
@@ -117,8 +139,17 @@ func NewHandler(svc *cms.Service, opts *Options) (*Handler, error) {
 	if o.MaxBatchBody <= 0 {
 		o.MaxBatchBody = DefaultMaxBatchBody
 	}
+	if o.BodyReadTimeout == 0 {
+		o.BodyReadTimeout = DefaultBodyReadTimeout
+	}
+	if o.BodyReadChunk <= 0 {
+		o.BodyReadChunk = DefaultBodyReadChunk
+	}
+	if o.WriteTimeout == 0 {
+		o.WriteTimeout = DefaultWriteTimeout
+	}
 	h := &Handler{svc: svc, log: o.Logger, tokens: tokens, cross: o.CrossOrigin, proxies: proxies, loc: svc.Location(),
-		maxBody: o.MaxBody, maxBatchBody: o.MaxBatchBody}
+		maxBody: o.MaxBody, maxBatchBody: o.MaxBatchBody, bodyTimeout: o.BodyReadTimeout, bodyChunk: o.BodyReadChunk, writeTimeout: o.WriteTimeout}
 	h.routes = map[string]route{
 		"auth":         {http.MethodGet: h.validate, http.MethodPost: h.login},
 		"auth/refresh": {http.MethodPost: h.refresh},
@@ -136,8 +167,11 @@ func (h *Handler) Register(r *mux.Router) {
 }
 
 // ServeHTTP routes before anything else: an unknown path is 404 and a
-// wrong method 405, whoever asks.
+// wrong method 405, whoever asks. Every request reads and writes under
+// deadlines that require progress.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w, r, finish := h.withDeadlines(w, r)
+	defer finish()
 	defer h.recoverPanic(w, r)
 	rest, ok := strings.CutPrefix(r.URL.EscapedPath(), Prefix)
 	if !ok {

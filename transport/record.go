@@ -99,7 +99,9 @@ func (h *Handler) upsert(w http.ResponseWriter, r *http.Request, rp *recordPath)
 // (DECISIONS §13). An urlencoded body that opens like a JSON document is
 // the document: `curl -d` sends one so. Over the limit: CodeTooLarge.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
-	r.Body = http.MaxBytesReader(w, r.Body, limit)
+	if err := limitBody(w, r, limit); err != nil {
+		return nil, err
+	}
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if ct == "multipart/form-data" {
 		if err := r.ParseMultipartForm(limit); err != nil {
@@ -140,8 +142,8 @@ func opensJSONDocument(body []byte) bool {
 }
 
 func bodyReadError(err error) error {
-	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		return &cms.Error{Code: cms.CodeTooLarge, Err: err}
+	if f := readFailure(err); f != nil {
+		return f
 	}
 	return &cms.Error{Code: cms.CodeMalformed, Message: "Wrong request", Err: err}
 }

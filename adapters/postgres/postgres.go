@@ -107,8 +107,9 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		LoginLock: "SELECT pg_advisory_xact_lock(3, hashtext(?))",
 		// Inside a transaction ANALYZE sees the rows it wrote, so a long
 		// batch keeps its key look-ups on the right index.
-		Analyze: "ANALYZE records, aliases, refs, assignments",
-		InList:  "= ANY(?)",
+		Analyze:   "ANALYZE records, aliases, refs, assignments",
+		InList:    "= ANY(?)",
+		ListTable: "unnest(CAST(? AS text[])) AS value",
 		PairsJSON: func(a, b, order string) string {
 			return "COALESCE(json_agg(json_build_array(" + a + ", " + b + ") ORDER BY " + order + "), '[]')::text"
 		},
@@ -142,7 +143,9 @@ func migrate(ctx context.Context, db *bun.DB, fsys fs.FS, data []bunstore.DataMi
 	return bunstore.Migrate(ctx, db, fsys, data...)
 }
 
-// translate maps PostgreSQL errors the library can act on.
+// translate maps PostgreSQL errors the library can act on. A unique key
+// taken (23505) is a race: the store's callers look keys up before they
+// write in the same transaction, or insert with ON CONFLICT DO NOTHING.
 func translate(err error) error {
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) {

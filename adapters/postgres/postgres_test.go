@@ -13,6 +13,7 @@ import (
 	"github.com/bwcms/cms/adapters/postgres/pgtest"
 	"github.com/bwcms/cms/cms"
 	_ "github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 func openTestStore(tb testing.TB, opts *Options) *Store {
@@ -52,7 +53,8 @@ func TestMigrations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	put := &cms.Entry{Account: "a", Record: &cms.Resource{ID: "r-1", Title: cms.Langs[string]{"en": "kept"}}, Updated: time.Now()}
+	put := &cms.Entry{Account: "a", Record: &cms.Resource{ID: "r-1", Title: cms.Langs[string]{"en": "kept"},
+		URLAlias: cms.Langs[string]{"en": "/kept-4"}}, Updated: time.Now()}
 	if err := old.PutRecord(ctx, put); err != nil {
 		t.Fatal(err)
 	}
@@ -91,6 +93,11 @@ func TestMigrations(t *testing.T) {
 	e, err := s.GetRecord(ctx, "a", cms.KindResource, "r-1")
 	if err != nil || e.Record.(*cms.Resource).Title["en"] != "kept" {
 		t.Fatalf("record after upgrade: %v, %v", e, err)
+	}
+	// Migration 11 split the stored aliases into base and number.
+	top, err := s.AliasNumbers(ctx, cms.AliasNumberParams{Account: "a", Kind: cms.KindResource, Lang: "en", Bases: []string{"/kept"}})
+	if err != nil || top["/kept"] != 4 {
+		t.Fatalf("alias numbers after upgrade: %v, %v; want /kept 4", top, err)
 	}
 
 	// Migration 7: documents are text (a JSONB one converted), new ones
@@ -186,4 +193,38 @@ func TestUpgradeRepairsAliases(t *testing.T) {
 		}
 	}
 	bunstoretest.UpgradeRepairsAliases(t, open(&Options{MaxConns: 4, migrations: firstMigrations(t, len(all))}), open(&Options{MaxConns: 4}))
+}
+
+// TestAliasNumberUsesIndex shows that the next number of an alias base is
+// one backward scan of the alias number index on its whole equality
+// prefix (account, kind, language, base), stopped at the first row: not a
+// scan of the aliases that share the base.
+func TestAliasNumberUsesIndex(t *testing.T) {
+	t.Parallel()
+	s := openTestStore(t, nil)
+	bunstoretest.FillNumberedAliases(t, s.Store, 3000)
+	for _, skip := range [][]int64{nil, {3000, 2999}} {
+		p := cms.AliasNumberParams{Account: "a", Kind: cms.KindResource, Lang: "en", Bases: []string{"/t"}, Skip: skip}
+		query, args := s.AliasNumberQuery(p, p.Bases)
+		for i, a := range args {
+			if list, ok := a.([]string); ok {
+				args[i] = pgdialect.Array(list) // bun inlines the arguments
+			}
+		}
+		var plan []string
+		if err := s.Write().NewRaw("EXPLAIN "+query, args...).Scan(t.Context(), &plan); err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(plan, "\n")
+		if !strings.Contains(text, "Index Only Scan Backward using aliases_number on aliases") ||
+			!strings.Contains(text, "Index Cond: ((account = 'a'::text) AND (kind = 'resource'::text) AND (lang = 'en'::text) AND (base = value.value))") ||
+			!strings.Contains(text, "Limit") || strings.Contains(text, "Seq Scan on aliases") || strings.Contains(text, "Sort") {
+			t.Fatalf("plan (skip %v) does not scan aliases_number on its prefix:\n%s", skip, text)
+		}
+		t.Logf("query plan (skip %v):\n%s", skip, text)
+		top, err := s.AliasNumbers(t.Context(), p)
+		if want := int64(3000 - len(skip)); err != nil || top["/t"] != want {
+			t.Fatalf("AliasNumbers = %v, %v; want /t %d", top, err, want)
+		}
+	}
 }

@@ -86,6 +86,8 @@ func translate(err error) error {
 	}
 	switch e.ExtendedCode {
 	case sqlite3.ErrConstraintUnique, sqlite3.ErrConstraintPrimaryKey:
+		// Never a race: write transactions run one at a time, so a key
+		// checked free in one is still free when it writes.
 		return &cms.Error{Code: cms.CodeConflict, Message: "already exists", Err: err}
 	case sqlite3.ErrConstraintForeignKey:
 		return &cms.Error{Code: cms.CodeNotFound, Message: "referenced row not found", Err: err}

@@ -103,6 +103,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		Translate: translate,
 		GeoIndex:  "records INDEXED BY records_geo",
 		InList:    "IN (SELECT value FROM json_each(?))",
+		ListTable: "json_each(?)",
 		PairsJSON: func(a, b, order string) string {
 			return "json_group_array(json_array(" + a + ", " + b + ") ORDER BY " + order + ")"
 		},

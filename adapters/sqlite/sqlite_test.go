@@ -60,7 +60,7 @@ func TestMigrations(t *testing.T) {
 		t.Fatal(err)
 	}
 	put := &cms.Entry{Account: "a", Record: &cms.Resource{ID: "r-1", Title: cms.Langs[string]{"en": "kept"},
-		URLAlias: cms.Langs[string]{"en": "/kept"}, POIResourceIDs: cms.NullOf([]string{"r-2"})}, Updated: time.Now()}
+		URLAlias: cms.Langs[string]{"en": "/kept", "it": "/kept-3"}, POIResourceIDs: cms.NullOf([]string{"r-2"})}, Updated: time.Now()}
 	if err := old.PutRecord(ctx, put); err != nil {
 		t.Fatal(err)
 	}
@@ -94,6 +94,13 @@ func TestMigrations(t *testing.T) {
 	}
 	if refs, err := s.Referrers(ctx, "a", cms.KindResource, "r-2"); err != nil || len(refs) != 1 || refs[0].FromID != "r-1" {
 		t.Fatalf("references after upgrade: %+v, %v", refs, err)
+	}
+	// Migration 11 split the stored aliases into base and number.
+	for lang, want := range map[string]int64{"en": 1, "it": 3} {
+		top, err := s.AliasNumbers(ctx, cms.AliasNumberParams{Account: "a", Kind: cms.KindResource, Lang: lang, Bases: []string{"/kept"}})
+		if err != nil || top["/kept"] != want {
+			t.Fatalf("alias numbers (%s) after upgrade: %v, %v; want %d", lang, top, err, want)
+		}
 	}
 	// Migration 9 rebuilt the assignments in their key's b-tree, lists and
 	// order kept, both list indexes back.
@@ -256,4 +263,42 @@ func TestUpgradeRepairsAliases(t *testing.T) {
 		}
 	}
 	bunstoretest.UpgradeRepairsAliases(t, open(&Options{migrations: firstMigrations(t, len(all))}), open(nil))
+}
+
+// TestAliasNumberUsesIndex shows that the next number of an alias base is
+// one search of the alias number index on its whole equality prefix
+// (account, kind, language, base), read from its highest n: not a scan of
+// the aliases that share the base.
+func TestAliasNumberUsesIndex(t *testing.T) {
+	t.Parallel()
+	s := openTestStore(t)
+	bunstoretest.FillNumberedAliases(t, s.Store, 3000)
+	for _, skip := range [][]int64{nil, {3000, 2999}} {
+		p := cms.AliasNumberParams{Account: "a", Kind: cms.KindResource, Lang: "en", Bases: []string{"/t"}, Skip: skip}
+		query, args := s.AliasNumberQuery(p, p.Bases)
+		var rows []struct {
+			ID     int    `bun:"id"`
+			Parent int    `bun:"parent"`
+			NotUse int    `bun:"notused"`
+			Detail string `bun:"detail"`
+		}
+		if err := s.Write().NewRaw("EXPLAIN QUERY PLAN "+query, args...).Scan(t.Context(), &rows); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, r := range rows {
+			fmt.Fprintln(&b, r.Detail)
+		}
+		plan := b.String()
+		// One entry of the index, the highest, and its row.
+		if !strings.Contains(plan, "INDEX aliases_number (account=? AND kind=? AND lang=? AND base=?)") ||
+			strings.Contains(plan, "SCAN aliases") || strings.Contains(plan, "TEMP B-TREE") {
+			t.Fatalf("plan (skip %v) does not search aliases_number on its prefix:\n%s", skip, plan)
+		}
+		t.Logf("query plan (skip %v):\n%s", skip, plan)
+		top, err := s.AliasNumbers(t.Context(), p)
+		if want := int64(3000 - len(skip)); err != nil || top["/t"] != want {
+			t.Fatalf("AliasNumbers = %v, %v; want /t %d", top, err, want)
+		}
+	}
 }

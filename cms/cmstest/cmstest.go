@@ -14,8 +14,9 @@
 // an adapter may choose: records of every kind stored and read back whole
 // (explicit nulls and nested items included), ids per account and kind,
 // the order and filters of [cms.RecordStore.ListRecords] and a stream of
-// 10,000 records in bounded memory, urlAlias uniqueness (also under
-// concurrent writers), references, Resource-Map assignments from both
+// 10,000 records in bounded memory, urlAlias uniqueness (a taken alias is
+// a race, also under concurrent writers) and alias numbers
+// (AliasNumbers splits aliases as cms.SplitAlias), references, Resource-Map assignments from both
 // sides, transactions (rollback on error and on panic, nesting), set
 // writes and reads (PutRecords, AliasHolders, GetRecords and LockKind
 // holding ids, LockAccountWrites queueing writers),

@@ -9,7 +9,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -84,7 +86,7 @@ func runWorkers(ctx context.Context, svc *cms.Service, n int, log *slog.Logger) 
 
 // serve runs the server until ctx ends.
 func serve(ctx context.Context, args []string, e env) error {
-	cfg, rest, err := settings(e, "standalone", args, serverSettings)
+	cfg, rest, err := settings(e, "standalone", args, slices.Concat(serverSettings, tuningSettings))
 	if err != nil {
 		return err
 	}
@@ -95,24 +97,37 @@ func serve(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return err
 	}
+	tune, err := parseTuning(cfg)
+	if err != nil {
+		return err
+	}
+	// Every setting is judged before anything is created.
+	proxies, err := parsePrefixes(cfg["trusted-proxies"])
+	if err != nil {
+		return fmt.Errorf("--trusted-proxies: %w", err)
+	}
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
-	h, svc, store, err := setUp(ctx, cfg, e, log)
+	// The port first: when it is taken, nothing is created and no
+	// password is printed (and lost).
+	ln, err := net.Listen("tcp", cfg["addr"])
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	h, svc, store, err := setUp(ctx, cfg, tune, proxies, e, log)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
 	defer runWorkers(ctx, svc, workers, log)()
 
-	ln, err := net.Listen("tcp", cfg["addr"])
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: tune.readHeaderTimeout, IdleTimeout: tune.idleTimeout,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	log.Info("listening", "addr", "http://"+ln.Addr().String()+transport.Prefix, "db", redactDSN(cfg["db"]))
 	if e.ready != nil {
 		e.ready(ln.Addr().String())
 	}
+	ln = limitConns(ln, tune.maxConns)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
@@ -134,7 +149,7 @@ func serve(ctx context.Context, args []string, e env) error {
 
 // setUp opens the store, creates the bootstrap account and admin when
 // missing, and builds the handler.
-func setUp(ctx context.Context, cfg map[string]string, e env, log *slog.Logger) (http.Handler, *cms.Service, cms.Store, error) {
+func setUp(ctx context.Context, cfg map[string]string, tune tuning, proxies []netip.Prefix, e env, log *slog.Logger) (http.Handler, *cms.Service, cms.Store, error) {
 	langs, err := cms.ParseLanguages(cfg["langs"])
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("--langs: %w", err)
@@ -151,7 +166,7 @@ func setUp(ctx context.Context, cfg map[string]string, e env, log *slog.Logger) 
 	if err != nil {
 		return fail(err)
 	}
-	svc, err := cms.NewService(store, &cms.Options{Logger: log, BatchLease: lease})
+	svc, err := cms.NewService(store, &cms.Options{Logger: log, RefreshGrace: tune.refreshGrace, BatchLease: lease})
 	if err != nil {
 		return fail(err)
 	}
@@ -164,11 +179,8 @@ func setUp(ctx context.Context, cfg map[string]string, e env, log *slog.Logger) 
 			return fail(err)
 		}
 	}
-	proxies, err := parsePrefixes(cfg["trusted-proxies"])
-	if err != nil {
-		return fail(fmt.Errorf("--trusted-proxies: %w", err))
-	}
-	h, err := transport.NewHandler(svc, &transport.Options{Logger: log, JWTSecret: secret, TrustedProxies: proxies})
+	h, err := transport.NewHandler(svc, &transport.Options{Logger: log, JWTSecret: secret, TrustedProxies: proxies,
+		BodyReadTimeout: tune.bodyTimeout, WriteTimeout: tune.writeTimeout})
 	if err != nil {
 		return fail(err)
 	}

@@ -361,11 +361,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
 }
 
-func aliasTaken(lang, alias, holder string) error {
-	return &cms.Error{Code: cms.CodeConflict, Message: "urlAlias taken",
-		Err: &cms.AliasError{Lang: lang, Alias: alias, Holder: holder}}
-}
-
 // rowsOf is the VALUES list of n rows of cols placeholders: "(?, ?), (?, ?)".
 func rowsOf(n, cols int) string {
 	row := "(" + strings.Repeat("?, ", cols-1) + "?)"

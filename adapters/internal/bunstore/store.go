@@ -39,6 +39,9 @@ type Options struct {
 	// driver reuse prepared statements whatever the list's length.
 	InList string
 	List   func(ids []string) any
+	// ListTable is the table expression of a list passed as one argument
+	// (List makes it), with one column named value.
+	ListTable string
 	// Analyze, when set, is the statement that refreshes the planner's
 	// statistics of the record tables (PostgreSQL); empty: nothing to do.
 	Analyze string

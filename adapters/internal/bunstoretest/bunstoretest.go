@@ -5,6 +5,7 @@ package bunstoretest
 import (
 	"fmt"
 	"io/fs"
+	"strconv"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -116,5 +117,35 @@ func UpgradeRepairsAliases(t *testing.T, old, current func() cms.Store) {
 	}
 	if _, err := s.AliasHolder(ctx, "a", cms.KindResource, "en", `/\evil.example`); cms.ErrorCode(err) != cms.CodeNotFound {
 		t.Errorf("the old alias is still held: %v", err)
+	}
+}
+
+// FillNumberedAliases stores n Resources of account "a" with the aliases
+// /t, /t-2, ..., /t-n, and as many of other bases and languages around
+// them, then refreshes the planner's statistics: a filled table for a
+// query plan.
+func FillNumberedAliases(t *testing.T, s *bunstore.Store, n int) {
+	t.Helper()
+	ctx := t.Context()
+	var entries []*cms.Entry
+	for i := 1; i <= n; i++ {
+		alias := "/t"
+		if i > 1 {
+			alias += "-" + strconv.Itoa(i)
+		}
+		entries = append(entries,
+			&cms.Entry{Account: "a", Updated: time.Now(), Record: &cms.Resource{ID: fmt.Sprintf("t%05d", i),
+				URLAlias: cms.Langs[string]{"en": alias, "it": alias}}},
+			&cms.Entry{Account: "a", Updated: time.Now(), Record: &cms.Resource{ID: fmt.Sprintf("u%05d", i),
+				URLAlias: cms.Langs[string]{"en": fmt.Sprintf("/u%d-%d", i%50, i)}}})
+	}
+	if err := s.PutRecords(ctx, entries); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Analyze(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Write().ExecContext(ctx, "ANALYZE"); err != nil {
+		t.Fatal(err)
 	}
 }
