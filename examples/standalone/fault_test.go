@@ -16,7 +16,6 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,18 +36,6 @@ func long[T any](short, long T) T {
 		return long
 	}
 	return short
-}
-
-// pendingEnv runs the tests of behaviour this branch does not have yet.
-const pendingEnv = "CMS_FAULTS_PENDING"
-
-// needsPending skips a test of behaviour that is still being merged,
-// unless CMS_FAULTS_PENDING is set.
-func needsPending(t *testing.T, what string) {
-	t.Helper()
-	if os.Getenv(pendingEnv) == "" {
-		t.Skipf("needs %s (set %s=1 to run)", what, pendingEnv)
-	}
 }
 
 // faultDB is one database a scenario runs on.
