@@ -114,8 +114,9 @@ func TestSeparateWorker(t *testing.T) {
 	}
 }
 
-// TestBatchWorkersSetting refuses counts that are not whole numbers, and a
-// worker process without workers.
+// TestBatchWorkersSetting refuses counts that are not whole numbers, a
+// worker process without workers, and leases that are not durations above
+// zero.
 func TestBatchWorkersSetting(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "cms.db")
@@ -123,9 +124,11 @@ func TestBatchWorkersSetting(t *testing.T) {
 		{"--db", "sqlite:" + path, "--batch-workers", "-1"},
 		{"--db", "sqlite:" + path, "--batch-workers", "two"},
 		{"worker", "--db", "sqlite:" + path, "--batch-workers", "0"},
+		{"--db", "sqlite:" + path, "--batch-lease", "0s"},
+		{"worker", "--db", "sqlite:" + path, "--batch-lease", "soon"},
 	} {
 		c := &cli{env: map[string]string{}}
-		if code := run(t.Context(), args, c.env0()); code != 1 || !strings.Contains(c.stderr.String(), "--batch-workers") {
+		if code := run(t.Context(), args, c.env0()); code != 1 || !strings.Contains(c.stderr.String(), "--batch-") {
 			t.Errorf("%v: exit %d, %s", args, code, c.stderr.String())
 		}
 	}

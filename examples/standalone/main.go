@@ -1,9 +1,9 @@
 // Command standalone serves the whole /api/bw/v2 API on an embedded SQLite
 // file (or a PostgreSQL database), and manages its accounts and users:
 //
-//	standalone [--addr A] [--db D] [--langs en,it] [--admin-user U] [--admin-password P] [--jwt-secret S] [--batch-workers N]
+//	standalone [--addr A] [--db D] [--langs en,it] [--admin-user U] [--admin-password P] [--jwt-secret S] [--batch-workers N] [--batch-lease D]
 //	           [--trusted-proxies P1,P2] [--refresh-grace D] [--read-header-timeout D] [--idle-timeout D] [--max-conns N] [--body-timeout D] [--write-timeout D]
-//	standalone worker [--db D] [--batch-workers N]
+//	standalone worker [--db D] [--batch-workers N] [--batch-lease D]
 //	standalone account add ID [--langs en,it]
 //	standalone user add NAME [--account ID] [--perms P1,P2] [--password P]
 //	standalone user passwd NAME [--password P]
@@ -13,7 +13,7 @@
 //	standalone user list [--account ID]
 //
 // Every flag has an environment variable (CMS_ADDR, CMS_DB, CMS_LANGS,
-// CMS_ADMIN_USER, CMS_ADMIN_PASSWORD, CMS_JWT_SECRET, CMS_BATCH_WORKERS,
+// CMS_ADMIN_USER, CMS_ADMIN_PASSWORD, CMS_JWT_SECRET, CMS_BATCH_WORKERS, CMS_BATCH_LEASE,
 // CMS_TRUSTED_PROXIES, CMS_REFRESH_GRACE, CMS_READ_HEADER_TIMEOUT, CMS_IDLE_TIMEOUT,
 // CMS_MAX_CONNS, CMS_BODY_TIMEOUT, CMS_WRITE_TIMEOUT;
 // CMS_USER_PASSWORD for the user commands). This is the only program of the module that reads

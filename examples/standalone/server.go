@@ -39,6 +39,19 @@ var serverSettings = []setting{
 	{"jwt-secret", "CMS_JWT_SECRET", "", "HS256 secret, 32 bytes or more (default: generated and kept in the database)"},
 	{"trusted-proxies", "CMS_TRUSTED_PROXIES", "", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For/Forwarded name the client"},
 	batchWorkersSetting,
+	batchLeaseSetting,
+}
+
+var batchLeaseSetting = setting{"batch-lease", "CMS_BATCH_LEASE", "60s",
+	"how long a batch left processing by a stopped process waits before it is taken up again"}
+
+// batchLease reads --batch-lease.
+func batchLease(cfg map[string]string) (time.Duration, error) {
+	d, err := time.ParseDuration(cfg["batch-lease"])
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("--batch-lease %q: want a duration above 0 (60s)", cfg["batch-lease"])
+	}
+	return d, nil
 }
 
 var batchWorkersSetting = setting{"batch-workers", "CMS_BATCH_WORKERS", "1",
@@ -149,7 +162,11 @@ func setUp(ctx context.Context, cfg map[string]string, tune tuning, proxies []ne
 		store.Close()
 		return nil, nil, nil, err
 	}
-	svc, err := cms.NewService(store, &cms.Options{Logger: log, RefreshGrace: tune.refreshGrace})
+	lease, err := batchLease(cfg)
+	if err != nil {
+		return fail(err)
+	}
+	svc, err := cms.NewService(store, &cms.Options{Logger: log, RefreshGrace: tune.refreshGrace, BatchLease: lease})
 	if err != nil {
 		return fail(err)
 	}
@@ -248,7 +265,7 @@ func redactDSN(db string) string {
 // workerCommand applies batches (and purges) without serving HTTP until
 // ctx ends: beside servers started with --batch-workers 0, on one database.
 func workerCommand(ctx context.Context, args []string, e env) error {
-	cfg, rest, err := settings(e, "standalone worker", args, []setting{dbSetting, batchWorkersSetting})
+	cfg, rest, err := settings(e, "standalone worker", args, []setting{dbSetting, batchWorkersSetting, batchLeaseSetting})
 	if err != nil {
 		return err
 	}
@@ -262,13 +279,17 @@ func workerCommand(ctx context.Context, args []string, e env) error {
 	if workers == 0 {
 		return errors.New("--batch-workers 0: a worker needs at least one")
 	}
+	lease, err := batchLease(cfg)
+	if err != nil {
+		return err
+	}
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
 	store, err := openStore(ctx, cfg["db"], log)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	svc, err := cms.NewService(store, &cms.Options{Logger: log})
+	svc, err := cms.NewService(store, &cms.Options{Logger: log, BatchLease: lease})
 	if err != nil {
 		return err
 	}
