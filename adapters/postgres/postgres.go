@@ -52,9 +52,10 @@ type Store struct {
 	*bunstore.Store
 }
 
-// migrationLock is the advisory lock key that serialises migrations of
-// instances starting together.
-const migrationLock = 0x636d735f6d6967 // "cms_mig"
+// migrationLocks is the key space of the advisory lock that serialises
+// the migrations of instances starting together on one schema (the other
+// key is the schema's).
+const migrationLocks = 4
 
 // Open connects to the database at dsn (a postgres:// URL or key=value
 // string; its search_path selects the schema), applies pending migrations
@@ -108,14 +109,17 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		Translate: translate,
 		ClaimLock: "FOR UPDATE SKIP LOCKED",
 		RowLock:   "FOR UPDATE",
-		KeyLock:   "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))",
+		// Advisory locks are the database's, not the schema's: every key
+		// names the schema, so two deployments in one database (or tests
+		// in schemas of their own) never wait for each other.
+		KeyLock: "SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || '/' || ?, 0))",
 		// The two-key form is a key space apart from KeyLock's.
-		KindLock:       "SELECT pg_advisory_xact_lock(1, hashtext(?))",
-		KindLockShared: "SELECT pg_advisory_xact_lock_shared(1, hashtext(?))",
+		KindLock:       "SELECT pg_advisory_xact_lock(1, hashtext(current_schema() || '/' || ?))",
+		KindLockShared: "SELECT pg_advisory_xact_lock_shared(1, hashtext(current_schema() || '/' || ?))",
 		// Key space 2: an account's writes of several records.
-		AccountLock: "SELECT pg_advisory_xact_lock(2, hashtext(?))",
+		AccountLock: "SELECT pg_advisory_xact_lock(2, hashtext(current_schema() || '/' || ?))",
 		// Key space 3: the login attempts of one username.
-		LoginLock: "SELECT pg_advisory_xact_lock(3, hashtext(?))",
+		LoginLock: "SELECT pg_advisory_xact_lock(3, hashtext(current_schema() || '/' || ?))",
 		// Inside a transaction ANALYZE sees the rows it wrote, so a long
 		// batch keeps its key look-ups on the right index.
 		Analyze:   "ANALYZE records, aliases, refs, assignments",
@@ -152,10 +156,10 @@ func migrate(ctx context.Context, db *bun.DB, fsys fs.FS, data []bunstore.DataMi
 		return err
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", migrationLock); err != nil {
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?, hashtext(current_schema()))", migrationLocks); err != nil {
 		return err
 	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", migrationLock)
+	defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?, hashtext(current_schema()))", migrationLocks)
 	return bunstore.Migrate(ctx, db, fsys, data...)
 }
 
