@@ -28,6 +28,23 @@ func aliasOf(t *testing.T, e *env, id, lang string) string {
 	return alias
 }
 
+// postAtOnce sends n POSTs of body(i) as the admin at once and returns
+// each answer's status and body (trimmed).
+func postAtOnce(e *env, path string, n int, body func(i int) string) ([]int, []string) {
+	tok := e.token("admin")
+	codes, bodies := make([]int, n), make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			w := newRecorder()
+			e.h.ServeHTTP(w, newRequest("POST", path, body(i), tok))
+			codes[i], bodies[i] = w.Code, strings.TrimSpace(w.Body.String())
+		})
+	}
+	wg.Wait()
+	return codes, bodies
+}
+
 // numberedAliases is /base, /base-2, ..., /base-n.
 func numberedAliases(base string, n int) []string {
 	out := []string{base}
@@ -43,19 +60,10 @@ func numberedAliases(base string, n int) []string {
 func TestConcurrentCreatesOneTitle(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
-		tok := e.token("admin")
 		const n = 20
-		codes := make([]int, n)
-		bodies := make([]string, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Go(func() {
-				w := newRecorder()
-				e.h.ServeHTTP(w, newRequest("POST", "/api/bw/v2/resource", fmt.Sprintf(`{"id":"same-%02d","title":"T"}`, i), tok))
-				codes[i], bodies[i] = w.Code, w.Body.String()
-			})
-		}
-		wg.Wait()
+		codes, bodies := postAtOnce(e, "/api/bw/v2/resource", n, func(i int) string {
+			return fmt.Sprintf(`{"id":"same-%02d","title":"T"}`, i)
+		})
 		var got []string
 		for i := range n {
 			if codes[i] != 201 {
@@ -75,19 +83,10 @@ func TestConcurrentCreatesOneTitle(t *testing.T) {
 func TestConcurrentCreatesOneAlias(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
-		tok := e.token("admin")
 		const n = 20
-		codes := make([]int, n)
-		bodies := make([]string, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Go(func() {
-				w := newRecorder()
-				e.h.ServeHTTP(w, newRequest("POST", "/api/bw/v2/resource", fmt.Sprintf(`{"id":"given-%02d","urlAlias":"/same"}`, i), tok))
-				codes[i], bodies[i] = w.Code, strings.TrimSpace(w.Body.String())
-			})
-		}
-		wg.Wait()
+		codes, bodies := postAtOnce(e, "/api/bw/v2/resource", n, func(i int) string {
+			return fmt.Sprintf(`{"id":"given-%02d","urlAlias":"/same"}`, i)
+		})
 		winner := ""
 		for i, c := range codes {
 			if c == 201 {

@@ -43,18 +43,7 @@ func newInstances(t *testing.T, store string, svc func(*cms.Options)) *instances
 		return s
 	}
 	e := newEnv(t, envOptions{svc: svc, store: open})
-	so := cms.Options{Now: e.clock.Now, Passwords: cheapPasswords}
-	if svc != nil {
-		svc(&so)
-	}
-	second, err := cms.NewService(open(t), &so)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := NewHandler(second, &Options{JWTSecret: testSecret})
-	if err != nil {
-		t.Fatal(err)
-	}
+	second, h := secondInstance(t, e, open, svc)
 	return &instances{e: e, hs: []http.Handler{e.h, h}, svcs: []*cms.Service{e.svc, second}, store: store}
 }
 

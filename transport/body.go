@@ -18,6 +18,10 @@ const (
 	DefaultWriteTimeout    = 30 * time.Second
 )
 
+// overLimitGrace is how long the server may still read a body declared
+// over its limit, to discard what an eager client sent.
+const overLimitGrace = time.Second
+
 // errSlowBody marks a body that did not arrive at the minimum rate: the
 // answer is 408 and the connection is closed.
 var errSlowBody = errors.New("request body arrives too slowly")
@@ -27,9 +31,12 @@ var errSlowBody = errors.New("request body arrives too slowly")
 // send it), and caps what is read of any other body at limit.
 func limitBody(w http.ResponseWriter, r *http.Request, limit int64) error {
 	if r.ContentLength > limit {
-		// None of it will be read: the server then closes the
-		// connection after the answer instead of waiting to drain it.
-		_ = http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
+		// None of it is read here. Before answering, net/http discards a
+		// body of up to 256 KiB that a client sent without waiting (else
+		// closing on unread data would reset the connection and lose the
+		// 413); it gets a moment for that, not the body's whole timeout,
+		// so a client that sends nothing has its 413 at once.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(overLimitGrace))
 		return &cms.Error{Code: cms.CodeTooLarge, Err: fmt.Errorf("declared Content-Length %d over %d", r.ContentLength, limit)}
 	}
 	// The server's own writer, so that a body cut at the limit makes it

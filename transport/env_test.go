@@ -144,6 +144,26 @@ func newEnv(tb testing.TB, o envOptions) *env {
 	return e
 }
 
+// secondInstance is another Service and Handler on e's database (open
+// gives a store, and a pool, of its own on it) and clock, as a second
+// instance of a deployment; svc adjusts its options as it did e's.
+func secondInstance(tb testing.TB, e *env, open func(testing.TB) cms.Store, svc func(*cms.Options)) (*cms.Service, http.Handler) {
+	tb.Helper()
+	o := cms.Options{Now: e.clock.Now, Passwords: cheapPasswords}
+	if svc != nil {
+		svc(&o)
+	}
+	s, err := cms.NewService(open(tb), &o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h, err := NewHandler(s, &Options{JWTSecret: testSecret})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, h
+}
+
 type lockedWriter struct {
 	mu *sync.Mutex
 	w  io.Writer

@@ -52,23 +52,12 @@ var sharedDatabases = []struct {
 }
 
 // twoInstances gives an env (fixture users included) and a second
-// Service and Handler on the same database and clock, as a deployment of
-// two instances; svc adjusts the options of both services.
+// instance's handler on the same database and clock; svc adjusts the
+// options of both services.
 func twoInstances(t *testing.T, open func(testing.TB) cms.Store, svc func(*cms.Options)) (*env, http.Handler) {
 	t.Helper()
 	e := newEnv(t, envOptions{store: open, svc: svc})
-	o := cms.Options{Now: e.clock.Now, Passwords: cheapPasswords}
-	if svc != nil {
-		svc(&o)
-	}
-	other, err := cms.NewService(open(t), &o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := NewHandler(other, &Options{JWTSecret: testSecret})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, h := secondInstance(t, e, open, svc)
 	return e, h
 }
 

@@ -17,7 +17,7 @@ import (
 // acknowledged write is lost.
 func TestFaultStoreOutage(t *testing.T) {
 	t.Parallel()
-	dsn, px := proxiedDSN(t, pgtest.DSN(t))
+	px, dsn := pgtest.NewProxy(t, pgtest.DSN(t))
 	p := startProc(t, "--db", dsn)
 	c := newClient(t, p)
 	cycles, clients, down := long(1, 6), long(3, 8), long(2*time.Second, 10*time.Second)
@@ -32,13 +32,13 @@ func TestFaultStoreOutage(t *testing.T) {
 	for range cycles {
 		time.Sleep(500 * time.Millisecond)
 		before := l.count(503, 503)
-		px.cut()
+		px.Cut()
 		time.Sleep(down)
 		if l.count(503, 503) == before {
 			t.Errorf("no 503 in %v of outage: %v", down, l.status)
 		}
 		acks := l.acks.Load()
-		px.restore()
+		px.Restore()
 		back := time.Now()
 		for l.acks.Load() == acks {
 			if time.Since(back) > 60*time.Second {

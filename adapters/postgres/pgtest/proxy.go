@@ -31,7 +31,11 @@ func NewProxy(tb testing.TB, dsn string) (*Proxy, string) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p := &Proxy{tb: tb, target: u.Host, conns: map[net.Conn]bool{}}
+	target := u.Host
+	if u.Port() == "" {
+		target = net.JoinHostPort(u.Hostname(), "5432")
+	}
+	p := &Proxy{tb: tb, target: target, conns: map[net.Conn]bool{}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
