@@ -228,3 +228,59 @@ func TestAliasNumberUsesIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordReadsUseIndexes: reading Resources and Maps by id (with their
+// assignment lists, read in the same statement) and a page of a Map's
+// Resources search assignments by index on the whole key they have, on a
+// filled database never analyzed (autovacuum off on its tables) and
+// again after ANALYZE: never a scan of the assignments for every record.
+func TestRecordReadsUseIndexes(t *testing.T) {
+	t.Parallel()
+	s := openTestStore(t, nil)
+	ctx := t.Context()
+	for _, table := range []string{"records", "aliases", "refs", "assignments"} {
+		if _, err := s.Write().ExecContext(ctx, "ALTER TABLE "+table+" SET (autovacuum_enabled = false)"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bunstoretest.FillAssigned(t, s.Store, 3000)
+	explain := func(query string, args []any) string {
+		for i, a := range args {
+			if list, ok := a.([]string); ok {
+				args[i] = pgdialect.Array(list) // bun inlines the arguments
+			}
+		}
+		var plan []string
+		if err := s.Write().NewRaw("EXPLAIN "+query, args...).Scan(ctx, &plan); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(plan, "\n")
+	}
+	for _, state := range []string{"never analyzed", "analyzed"} {
+		if state == "analyzed" {
+			if _, err := s.Write().ExecContext(ctx, "ANALYZE"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		query, args := s.RecordsQuery("a", cms.KindResource, []string{"r00001", "r02000"})
+		plan := explain(query, args)
+		if !strings.Contains(plan, "using assignments_resource on assignments") ||
+			!strings.Contains(plan, "resource_id = records.id") || strings.Contains(plan, "Seq Scan") {
+			t.Errorf("%s: Resources by id:\n%s", state, plan)
+		}
+		// Without statistics PostgreSQL takes every index on (account,
+		// kind) for one row, and may read the records by another one
+		// than their key; analyzed, the key.
+		if state == "analyzed" && !strings.Contains(plan, "using records_pkey on records") {
+			t.Errorf("%s: Resources by id, not by their key:\n%s", state, plan)
+		}
+		query, args = s.RecordsQuery("a", cms.KindMap, []string{"m01"})
+		if plan := explain(query, args); !strings.Contains(plan, "map_id = records.id") || strings.Contains(plan, "Seq Scan") {
+			t.Errorf("%s: Maps by id:\n%s", state, plan)
+		}
+		query, args = s.ListQuery(cms.ListParams{Account: "a", Kind: cms.KindResource, Published: cms.PublishedAny, MapID: "m03", Limit: 50}, "", 50)
+		if plan := explain(query, args); !strings.Contains(plan, "map_id = 'm03'") || strings.Contains(plan, "Seq Scan") {
+			t.Errorf("%s: a page of a Map's Resources:\n%s", state, plan)
+		}
+	}
+}

@@ -184,20 +184,7 @@ func TestBBoxUsesIndex(t *testing.T) {
 func explain(tb testing.TB, s *Store, p cms.ListParams) string {
 	tb.Helper()
 	query, args := s.ListQuery(p, "", 256)
-	var rows []struct {
-		ID     int    `bun:"id"`
-		Parent int    `bun:"parent"`
-		NotUse int    `bun:"notused"`
-		Detail string `bun:"detail"`
-	}
-	if err := s.Write().NewRaw("EXPLAIN QUERY PLAN "+query, args...).Scan(context.Background(), &rows); err != nil {
-		tb.Fatal(err)
-	}
-	var b strings.Builder
-	for _, r := range rows {
-		fmt.Fprintln(&b, r.Detail)
-	}
-	return b.String()
+	return explainQuery(tb, s, query, args)
 }
 
 // TestBackgroundCheckpoints: a commit leaves its pages in the WAL (the
@@ -301,4 +288,56 @@ func TestAliasNumberUsesIndex(t *testing.T) {
 			t.Fatalf("AliasNumbers = %v, %v; want /t %d", top, err, want)
 		}
 	}
+}
+
+// TestRecordReadsUseIndexes: reading Resources by id (with their
+// assignment lists, read in the same statement) and a page of a Map's
+// Resources search assignments on the whole key they have, on a filled
+// database never analyzed and again after ANALYZE: never one account's
+// whole list of assignments for every record read.
+func TestRecordReadsUseIndexes(t *testing.T) {
+	t.Parallel()
+	s := openTestStore(t)
+	bunstoretest.FillAssigned(t, s.Store, 3000)
+	ids := []string{"r00001", "r02000"}
+	for _, state := range []string{"never analyzed", "analyzed"} {
+		if state == "analyzed" {
+			if _, err := s.Write().ExecContext(t.Context(), "ANALYZE"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		query, args := s.RecordsQuery("a", cms.KindResource, ids)
+		plan := explainQuery(t, s, query, args)
+		if !strings.Contains(plan, "SEARCH assignments USING INDEX assignments_resource (account=? AND resource_id=?)") ||
+			!strings.Contains(plan, "SEARCH records USING") || strings.Contains(plan, "SCAN records") {
+			t.Errorf("%s: Resources by id:\n%s", state, plan)
+		}
+		query, args = s.RecordsQuery("a", cms.KindMap, []string{"m01"})
+		if plan := explainQuery(t, s, query, args); !strings.Contains(plan, "(account=? AND map_id=?)") || strings.Contains(plan, "SCAN assignments") {
+			t.Errorf("%s: Maps by id:\n%s", state, plan)
+		}
+		query, args = s.ListQuery(cms.ListParams{Account: "a", Kind: cms.KindResource, Published: cms.PublishedAny, MapID: "m03", Limit: 50}, "", 50)
+		if plan := explainQuery(t, s, query, args); !strings.Contains(plan, "(account=? AND map_id=?)") ||
+			!strings.Contains(plan, "assignments_resource (account=? AND resource_id=?)") || strings.Contains(plan, "SCAN assignments") {
+			t.Errorf("%s: a page of a Map's Resources:\n%s", state, plan)
+		}
+	}
+}
+
+func explainQuery(tb testing.TB, s *Store, query string, args []any) string {
+	tb.Helper()
+	var rows []struct {
+		ID     int    `bun:"id"`
+		Parent int    `bun:"parent"`
+		NotUse int    `bun:"notused"`
+		Detail string `bun:"detail"`
+	}
+	if err := s.Write().NewRaw("EXPLAIN QUERY PLAN "+query, args...).Scan(context.Background(), &rows); err != nil {
+		tb.Fatal(err)
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintln(&b, r.Detail)
+	}
+	return b.String()
 }

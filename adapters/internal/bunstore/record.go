@@ -78,11 +78,11 @@ func (s *Store) GetRecords(ctx context.Context, account string, kind cms.Kind, i
 		return []*cms.Entry{}, nil
 	}
 	var rows []recordRow
-	query := s.selectRecords(kind, "records") + " WHERE account = ? AND kind = ? AND id " + s.opts.InList
+	query, args := s.RecordsQuery(account, kind, ids)
 	if s.inTx && s.opts.RowLock != "" {
 		query += " " + s.opts.RowLock
 	}
-	err := s.scan(ctx, s.read, &rows, query, account, string(kind), s.opts.List(ids))
+	err := s.scan(ctx, s.read, &rows, query, args...)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -101,6 +101,13 @@ func (s *Store) GetRecords(ctx context.Context, account string, kind cms.Kind, i
 		}
 	}
 	return ordered, nil
+}
+
+// RecordsQuery returns the query of GetRecords outside a transaction.
+// Adapter tests explain it.
+func (s *Store) RecordsQuery(account string, kind cms.Kind, ids []string) (string, []any) {
+	return s.selectRecords(kind, "records") + " WHERE account = ? AND kind = ? AND id " + s.opts.InList,
+		[]any{account, string(kind), s.opts.List(ids)}
 }
 
 // ListRecords implements cms.Store.
@@ -205,8 +212,12 @@ func (s *Store) selectRecords(kind cms.Kind, table string) string {
 	default:
 		return "SELECT " + recordColumns + " FROM " + table
 	}
+	assignments := "assignments"
+	if kind == cms.KindResource {
+		assignments = s.opts.ResourceAssignments
+	}
 	return "SELECT " + recordColumns + ", (SELECT " + s.opts.PairsJSON(sd.other, "role", sd.ownerPos) +
-		" FROM assignments WHERE assignments.account = records.account AND assignments." + sd.owner +
+		" FROM " + assignments + " WHERE assignments.account = records.account AND assignments." + sd.owner +
 		" = records.id) AS assigned FROM " + table
 }
 

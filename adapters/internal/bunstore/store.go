@@ -35,6 +35,13 @@ type Options struct {
 	// GeoIndex is the table expression that makes a bounding-box query use
 	// the location index ("records INDEXED BY records_geo" on SQLite).
 	GeoIndex string
+	// ResourceAssignments is the table expression that makes reading a
+	// Resource's assignments use their index by Resource, whatever the
+	// planner's statistics say ("assignments INDEXED BY
+	// assignments_resource" on SQLite, whose planner without statistics
+	// took the primary key's account prefix: every assignment of the
+	// account for every Resource read).
+	ResourceAssignments string
 	// InList is the condition that tests a column against a list passed as
 	// one argument (List makes the argument): constant query texts let the
 	// driver reuse prepared statements whatever the list's length.
@@ -117,6 +124,9 @@ func New(opts Options) *Store {
 	}
 	if opts.GeoIndex == "" {
 		opts.GeoIndex = "records"
+	}
+	if opts.ResourceAssignments == "" {
+		opts.ResourceAssignments = "assignments"
 	}
 	return &Store{opts: &opts, docs: cms.NewDocumentCodec(), write: opts.Write.DB, read: opts.Read.DB, texts: new(sync.Map)}
 }

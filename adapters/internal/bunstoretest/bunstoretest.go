@@ -5,6 +5,7 @@ package bunstoretest
 import (
 	"fmt"
 	"io/fs"
+	"slices"
 	"strconv"
 	"testing"
 	"testing/fstest"
@@ -146,6 +147,47 @@ func FillNumberedAliases(t *testing.T, s *bunstore.Store, n int) {
 		t.Fatal(err)
 	}
 	if _, err := s.Write().ExecContext(ctx, "ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FillAssigned stores n Resources of account "a" (r00000, r00001, ...)
+// each assigned to two of 20 Maps (m00 ... m19) from the Resource's side,
+// with the Maps, in a few statements: a database of a real shape for a
+// query plan. Statistics are left as they are.
+func FillAssigned(t *testing.T, s *bunstore.Store, n int) {
+	t.Helper()
+	ctx := t.Context()
+	now := time.Now()
+	var maps, resources []*cms.Entry
+	for m := range 20 {
+		maps = append(maps, &cms.Entry{Account: "a", Updated: now, Record: &cms.Map{ID: fmt.Sprintf("m%02d", m)}})
+	}
+	var lists []cms.AssignmentList
+	for i := range n {
+		id := fmt.Sprintf("r%05d", i)
+		resources = append(resources, &cms.Entry{Account: "a", Updated: now, Record: &cms.Resource{ID: id,
+			URLAlias: cms.Langs[string]{"en": "/" + id}}})
+		lists = append(lists, cms.AssignmentList{Owner: id, Role: cms.RolePrimary,
+			IDs: []string{fmt.Sprintf("m%02d", i%20), fmt.Sprintf("m%02d", (i+7)%20)}})
+	}
+	err := s.WithTx(ctx, func(tx cms.Store) error {
+		if err := tx.PutRecords(ctx, maps); err != nil {
+			return err
+		}
+		for part := range slices.Chunk(resources, 1000) {
+			if err := tx.PutRecords(ctx, part); err != nil {
+				return err
+			}
+		}
+		for part := range slices.Chunk(lists, 1000) {
+			if err := tx.AppendAssignments(ctx, "a", cms.KindResource, part); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 }
