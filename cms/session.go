@@ -77,6 +77,10 @@ func (s *Service) Login(ctx context.Context, username, password string, client n
 		return nil, errUnauthorized // the reservation stays, as the failure
 	}
 	if err != nil {
+		// The password was not judged (the store unreachable, the caller
+		// gone while waiting to hash): no failure to count against the
+		// user, who retries.
+		s.releaseLogin(context.WithoutCancel(ctx), username, address, now)
 		return nil, err
 	}
 	if err := s.loginSucceeded(ctx, username, address, now); err != nil {

@@ -373,6 +373,11 @@ type AccountStore interface {
 	// reservation of the attempt that succeeded included) and records
 	// address as known to username at at.
 	LoginSucceeded(ctx context.Context, username, address string, at time.Time) error
+	// ReleaseLogin forgets the one attempt ReserveLogin stored for
+	// username from address at at, when its password could not be checked
+	// (the check failed for a reason of the system's, not a wrong
+	// password): such an attempt is no failure.
+	ReleaseLogin(ctx context.Context, username, address string, at time.Time) error
 	// LoginFailures returns the failures of username from every address
 	// since since and the time of the oldest of them.
 	LoginFailures(ctx context.Context, username string, since time.Time) (int, time.Time, error)

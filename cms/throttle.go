@@ -53,6 +53,15 @@ func (s *Service) reserveLogin(ctx context.Context, username, address string, no
 	return &Error{Code: CodeTooMany, Message: "Too many attempts", Err: &ThrottledError{RetryAfter: max(wait, time.Second)}}
 }
 
+// releaseLogin forgets the reservation of an attempt whose password was
+// not checked. Failing here leaves one failure counted too many, which
+// the window forgets: logged, not returned.
+func (s *Service) releaseLogin(ctx context.Context, username, address string, at time.Time) {
+	if err := s.inTx(ctx, func(tx Store) error { return tx.ReleaseLogin(ctx, username, address, at) }); err != nil {
+		s.log.WarnContext(ctx, "cms: releasing a login attempt", "user", username, "err", err)
+	}
+}
+
 // loginSucceeded resets the failures of the pair and keeps the address as
 // known to the user.
 func (s *Service) loginSucceeded(ctx context.Context, username, address string, now time.Time) error {

@@ -1,6 +1,8 @@
 package cms_test
 
 import (
+	"context"
+	"errors"
 	"net/netip"
 	"testing"
 	"time"
@@ -100,5 +102,37 @@ func TestLoginThrottling(t *testing.T) {
 	now = now.Add(15*time.Minute - 7*time.Second)
 	if err := login("203.0.113.200", "long enough"); err != nil {
 		t.Errorf("once a failure left the window: %v", err)
+	}
+}
+
+// brokenCredentials fails every check for a reason of the system's.
+type brokenCredentials struct{}
+
+func (brokenCredentials) Authenticate(context.Context, string, string) (cms.Identity, error) {
+	return cms.Identity{}, cms.Unavailable(errors.New("user directory unreachable"))
+}
+
+func (brokenCredentials) Lookup(context.Context, string) (cms.Identity, error) {
+	return cms.Identity{}, cms.Unavailable(errors.New("user directory unreachable"))
+}
+
+// TestLoginNotJudgedCountsNothing: an attempt whose password could not be
+// checked (the credential check failed for a reason of the system's) is
+// no failure: retried past the limit, it is never throttled.
+func TestLoginNotJudgedCountsNothing(t *testing.T) {
+	t.Parallel()
+	_, st := openService(t, cheap, nil)
+	svc, err := cms.NewService(st, &cms.Options{Passwords: cheap, LoginAttempts: 2, Credentials: brokenCredentials{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := netip.MustParseAddr("192.0.2.7")
+	for i := range 5 {
+		if _, err := svc.Login(t.Context(), "ann", "long enough", client); cms.ErrorCode(err) != cms.CodeUnavailable {
+			t.Fatalf("attempt %d: %v, want CodeUnavailable", i+1, err)
+		}
+	}
+	if n, _, err := st.LoginFailures(t.Context(), "ann", time.Time{}); err != nil || n != 0 {
+		t.Errorf("failures counted: %d, %v; want 0", n, err)
 	}
 }

@@ -35,81 +35,77 @@ func (ps proxies) trusted(a netip.Addr) bool {
 }
 
 // clientAddr is the address of the client of r, for login throttling: the
-// connection's peer; or, when the peer is a trusted proxy, the right-most
-// address of X-Forwarded-For (when the request has one, else of
-// Forwarded's for=) that is not itself a trusted proxy (the left-most
-// when all are). A header that cannot be read gives the peer. The zero
-// Addr when even the peer is not an address.
+// connection's peer; or, when the peer is a trusted proxy (or not an IP
+// address at all: a local socket, which only the host's own processes
+// reach), the address the proxies wrote: walking X-Forwarded-For (or
+// Forwarded's for=) from the right, the first address that is not itself
+// a trusted proxy (the left-most when all are). Entries left of it are
+// the client's own words and are not read. When that walk meets an entry
+// it cannot read, or the request carries both headers (a proxy writes
+// one and may pass the other on from the client unread), the peer is the
+// client. The zero Addr when the peer is not an address and no proxy
+// named one.
 func (ps proxies) clientAddr(r *http.Request) netip.Addr {
 	peer := parseHost(r.RemoteAddr)
-	if !peer.IsValid() || !ps.trusted(peer) {
+	if peer.IsValid() && !ps.trusted(peer) {
 		return peer
 	}
-	var hops []netip.Addr
-	var ok bool
-	if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
-		hops, ok = forwardedFor(xff)
-	} else if fwd := r.Header.Values("Forwarded"); len(fwd) > 0 {
-		hops, ok = forwarded(fwd)
-	}
-	if !ok || len(hops) == 0 {
+	xff, fwd := r.Header.Values("X-Forwarded-For"), r.Header.Values("Forwarded")
+	var hops []string
+	switch {
+	case len(xff) > 0 && len(fwd) > 0:
 		return peer
+	case len(xff) > 0:
+		hops = forwardedFor(xff)
+	case len(fwd) > 0:
+		hops = forwarded(fwd)
 	}
-	for i := len(hops) - 1; i > 0; i-- {
-		if !ps.trusted(hops[i]) {
-			return hops[i]
+	for i := len(hops) - 1; i >= 0; i-- {
+		a := parseHost(hops[i])
+		switch {
+		case !a.IsValid():
+			return peer
+		case !ps.trusted(a) || i == 0:
+			return a
 		}
 	}
-	return hops[0]
+	return peer
 }
 
-// forwardedFor reads the addresses of X-Forwarded-For lines, in order
-// (a port after an address is allowed).
-func forwardedFor(lines []string) ([]netip.Addr, bool) {
-	var hops []netip.Addr
+// forwardedFor splits X-Forwarded-For lines into their entries, in order.
+func forwardedFor(lines []string) []string {
+	var hops []string
 	for _, line := range lines {
 		for item := range strings.SplitSeq(line, ",") {
-			a := parseHost(strings.TrimSpace(item))
-			if !a.IsValid() {
-				return nil, false
-			}
-			hops = append(hops, a)
+			hops = append(hops, strings.TrimSpace(item))
 		}
 	}
-	return hops, true
+	return hops
 }
 
-// forwarded reads the for= addresses of Forwarded lines (RFC 7239), in
-// order. An element without for=, or whose node is "unknown", obfuscated
-// or malformed, makes the header unreadable.
-func forwarded(lines []string) ([]netip.Addr, bool) {
-	var hops []netip.Addr
+// forwarded gives the for= node of each element of Forwarded lines (RFC
+// 7239), in order, unquoted; "" for an element without one (as unreadable
+// as "unknown" or an obfuscated node).
+func forwarded(lines []string) []string {
+	var hops []string
 	for _, line := range lines {
 		for element := range strings.SplitSeq(line, ",") {
-			var node string
-			found := false
+			node := ""
 			for pair := range strings.SplitSeq(element, ";") {
 				name, value, ok := strings.Cut(strings.TrimSpace(pair), "=")
 				if ok && strings.EqualFold(name, "for") {
-					node, found = value, true
+					node = value
 				}
-			}
-			if !found {
-				return nil, false
 			}
 			if unquoted, ok := strings.CutPrefix(node, `"`); ok {
 				if node, ok = strings.CutSuffix(unquoted, `"`); !ok {
-					return nil, false
+					node = "" // an unclosed quote
 				}
 			}
-			a := parseHost(node)
-			if !a.IsValid() {
-				return nil, false
-			}
-			hops = append(hops, a)
+			hops = append(hops, node)
 		}
 	}
-	return hops, true
+	return hops
 }
 
 // parseHost reads an address with or without a port: 192.0.2.1,

@@ -83,10 +83,18 @@ func testLogins(t *testing.T, open func(t *testing.T) cms.Store) {
 		wantReserve(t, s, loginAttempt("zoe", "a", t0.Add(loginWindow)), true, time.Time{}, "zoe from a after the success")
 		wantFailures(t, s, "bob", 1, "zoe's success")
 
+		// A released attempt is forgotten, the pair's others stay.
+		wantReserve(t, s, loginAttempt("bob", "r", minute(4)), true, time.Time{}, "bob from r")
+		wantReserve(t, s, loginAttempt("bob", "r", minute(5)), true, time.Time{}, "bob from r again")
+		must(t, s.ReleaseLogin(ctx, "bob", "r", minute(5)))
+		wantFailures(t, s, "bob", 2, "after releasing one of bob's attempts from r") // from a, and r at minute 4
+		must(t, s.ReleaseLogin(ctx, "bob", "r", minute(5)))
+		wantFailures(t, s, "bob", 2, "after releasing it again")
+
 		// A reset forgets every failure of the name.
 		must(t, s.ResetLoginFailures(ctx, "zoe"))
 		wantFailures(t, s, "zoe", 0, "after ResetLoginFailures")
-		wantFailures(t, s, "bob", 1, "ResetLoginFailures(zoe)")
+		wantFailures(t, s, "bob", 2, "ResetLoginFailures(zoe)")
 		must(t, s.ResetLoginFailures(ctx, "nobody"))
 	})
 

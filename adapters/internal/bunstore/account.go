@@ -246,6 +246,12 @@ func (s *Store) LoginSucceeded(ctx context.Context, username, address string, at
 	})
 }
 
+// ReleaseLogin implements cms.Store.
+func (s *Store) ReleaseLogin(ctx context.Context, username, address string, at time.Time) error {
+	_, err := s.exec(ctx, "DELETE FROM login_attempts WHERE username = ? AND address = ? AND at = ?", username, address, micros(at))
+	return err
+}
+
 // LoginFailures implements cms.Store.
 func (s *Store) LoginFailures(ctx context.Context, username string, since time.Time) (int, time.Time, error) {
 	var rows []failureCount
