@@ -103,6 +103,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		Translate:           translate,
 		GeoIndex:            "records INDEXED BY records_geo",
 		ResourceAssignments: "assignments INDEXED BY assignments_resource",
+		AliasesByRecord:     "aliases INDEXED BY aliases_record",
 		InList:              "IN (SELECT value FROM json_each(?))",
 		ListTable:           "json_each(?)",
 		PairsJSON: func(a, b, order string) string {

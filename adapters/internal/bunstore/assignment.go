@@ -34,7 +34,7 @@ func (s *Store) SetResourceMaps(ctx context.Context, account, resourceID string,
 func (s *Store) setSide(ctx context.Context, account string, sd side, owner string, role cms.Role, others []string) error {
 	others = dedupe(others)
 	return s.tx(ctx, func(s *Store) error {
-		del := "DELETE FROM assignments WHERE account = ? AND " + sd.owner + " = ? AND role = ?"
+		del := "DELETE FROM " + s.assignmentsBy(sd.owner) + " WHERE account = ? AND " + sd.owner + " = ? AND role = ?"
 		args := []any{account, owner, string(role)}
 		if len(others) > 0 {
 			del += " AND NOT " + sd.other + " " + s.opts.InList
@@ -64,7 +64,7 @@ func (s *Store) setSide(ctx context.Context, account string, sd side, owner stri
 				}
 			}
 			_, err = s.exec(ctx, "INSERT INTO assignments (account, "+sd.owner+", "+sd.other+", role, "+sd.ownerPos+", "+sd.otherPos+") "+
-				"VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX("+sd.otherPos+"), -1) + 1 FROM assignments WHERE account = ? AND "+
+				"VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX("+sd.otherPos+"), -1) + 1 FROM "+s.assignmentsBy(sd.other)+" WHERE account = ? AND "+
 				sd.other+" = ? AND role = ?))", account, owner, other, string(role), pos, account, other, string(role))
 			if err != nil {
 				return err
@@ -115,7 +115,7 @@ func (s *Store) AppendAssignments(ctx context.Context, account string, owners cm
 					q.WriteString(" UNION ALL ")
 				}
 				q.WriteString("SELECT CAST(? AS TEXT) AS other_id, CAST(? AS TEXT) AS role, COALESCE((SELECT " + sd.otherPos +
-					" FROM assignments WHERE account = ? AND " + sd.other + " = ? AND role = ? ORDER BY " + sd.otherPos +
+					" FROM " + s.assignmentsBy(sd.other) + " WHERE account = ? AND " + sd.other + " = ? AND role = ? ORDER BY " + sd.otherPos +
 					" DESC LIMIT 1), -1) AS last_pos")
 				args = append(args, p[0], p[1], account, p[0], p[1])
 			}
@@ -152,7 +152,7 @@ func (s *Store) ResourceMaps(ctx context.Context, account, resourceID string, ro
 
 func (s *Store) sideList(ctx context.Context, account string, sd side, owner string, role cms.Role) ([]string, error) {
 	ids := []string{}
-	err := s.scan(ctx, s.read, &ids, "SELECT "+sd.other+" FROM assignments WHERE account = ? AND "+sd.owner+" = ? AND role = ? ORDER BY "+sd.ownerPos,
+	err := s.scan(ctx, s.read, &ids, "SELECT "+sd.other+" FROM "+s.assignmentsBy(sd.owner)+" WHERE account = ? AND "+sd.owner+" = ? AND role = ? ORDER BY "+sd.ownerPos,
 		account, owner, string(role))
 	return ids, s.fail(err)
 }
@@ -176,4 +176,15 @@ func setAssigned(rec cms.Record, pairs *string) error {
 	}
 	cms.SetAssignmentLists(rec, primary, secondary)
 	return nil
+}
+
+// assignmentsBy is the table expression of a statement on assignments
+// whose key is column (with the account): the index by Resource named
+// where the adapter must (Options.ResourceAssignments), since the primary
+// key's account prefix looks as good to a planner without statistics.
+func (s *Store) assignmentsBy(column string) string {
+	if column == resourceSide.owner {
+		return s.opts.ResourceAssignments
+	}
+	return "assignments"
 }

@@ -273,7 +273,7 @@ func (s *Store) DeleteRecord(ctx context.Context, account string, kind cms.Kind,
 		if n == 0 {
 			return notFound(kind.Title() + " " + id)
 		}
-		if _, err := s.exec(ctx, "DELETE FROM aliases WHERE account = ? AND kind = ? AND record_id = ?", account, string(kind), id); err != nil {
+		if _, err := s.exec(ctx, "DELETE FROM "+s.opts.AliasesByRecord+" WHERE account = ? AND kind = ? AND record_id = ?", account, string(kind), id); err != nil {
 			return err
 		}
 		if _, err := s.exec(ctx, "DELETE FROM refs WHERE account = ? AND from_kind = ? AND from_id = ?", account, string(kind), id); err != nil {
@@ -281,7 +281,7 @@ func (s *Store) DeleteRecord(ctx context.Context, account string, kind cms.Kind,
 		}
 		switch kind {
 		case cms.KindResource:
-			_, err = s.exec(ctx, "DELETE FROM assignments WHERE account = ? AND resource_id = ?", account, id)
+			_, err = s.exec(ctx, "DELETE FROM "+s.opts.ResourceAssignments+" WHERE account = ? AND resource_id = ?", account, id)
 		case cms.KindMap:
 			_, err = s.exec(ctx, "DELETE FROM assignments WHERE account = ? AND map_id = ?", account, id)
 		}

@@ -42,6 +42,11 @@ type Options struct {
 	// took the primary key's account prefix: every assignment of the
 	// account for every Resource read).
 	ResourceAssignments string
+	// AliasesByRecord is the table expression that makes a statement on
+	// a record's aliases use their index by record ("aliases INDEXED BY
+	// aliases_record" on SQLite, whose planner without statistics took
+	// the primary key's (account, kind) prefix: every alias of the kind).
+	AliasesByRecord string
 	// InList is the condition that tests a column against a list passed as
 	// one argument (List makes the argument): constant query texts let the
 	// driver reuse prepared statements whatever the list's length.
@@ -127,6 +132,9 @@ func New(opts Options) *Store {
 	}
 	if opts.ResourceAssignments == "" {
 		opts.ResourceAssignments = "assignments"
+	}
+	if opts.AliasesByRecord == "" {
+		opts.AliasesByRecord = "aliases"
 	}
 	return &Store{opts: &opts, docs: cms.NewDocumentCodec(), write: opts.Write.DB, read: opts.Read.DB, texts: new(sync.Map)}
 }
