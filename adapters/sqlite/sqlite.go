@@ -44,6 +44,8 @@ type Options struct {
 
 	// migrations replaces the embedded migrations (tests open older schemas).
 	migrations fs.FS
+	// trace receives every statement the store runs (plan tests).
+	trace func(query string, args []any)
 }
 
 // Store is the SQLite cms.Store.
@@ -104,6 +106,8 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		GeoIndex:            "records INDEXED BY records_geo",
 		ResourceAssignments: "assignments INDEXED BY assignments_resource",
 		AliasesByRecord:     "aliases INDEXED BY aliases_record",
+		RefsByTarget:        "refs INDEXED BY refs_to",
+		Trace:               o.trace,
 		InList:              "IN (SELECT value FROM json_each(?))",
 		ListTable:           "json_each(?)",
 		PairsJSON: func(a, b, order string) string {

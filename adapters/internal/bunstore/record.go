@@ -354,7 +354,7 @@ func (s *Store) Referrers(ctx context.Context, account string, kind cms.Kind, id
 		kinds = append(kinds, "mapOrLanding")
 	}
 	var rows []refRow
-	err := s.scan(ctx, s.read, &rows, "SELECT account, from_kind, from_id, field, to_kind, to_id, single FROM refs "+
+	err := s.scan(ctx, s.read, &rows, "SELECT account, from_kind, from_id, field, to_kind, to_id, single FROM "+s.opts.RefsByTarget+" "+
 		"WHERE account = ? AND to_id = ? AND to_kind "+s.opts.InList+" ORDER BY from_kind, from_id, field",
 		account, id, s.opts.List(kinds))
 	if err != nil {

@@ -47,6 +47,11 @@ type Options struct {
 	// aliases_record" on SQLite, whose planner without statistics took
 	// the primary key's (account, kind) prefix: every alias of the kind).
 	AliasesByRecord string
+	// RefsByTarget is the table expression that makes "who names this
+	// record" use the references' index by target ("refs INDEXED BY
+	// refs_to" on SQLite, whose planner took the primary key's account
+	// prefix: every reference of the account).
+	RefsByTarget string
 	// InList is the condition that tests a column against a list passed as
 	// one argument (List makes the argument): constant query texts let the
 	// driver reuse prepared statements whatever the list's length.
@@ -95,6 +100,9 @@ type Options struct {
 	// 0: it waits as long as its context allows (SQLite, whose one writer
 	// is meant to be queued for).
 	ConnWait time.Duration
+	// Trace, when set, is given every statement run through exec and
+	// scan, with its arguments, before it runs (plan tests collect them).
+	Trace func(query string, args []any)
 	// Numbered turns ? placeholders into $1, $2, ... (PostgreSQL).
 	Numbered bool
 	// Close releases what the adapter opened.
@@ -135,6 +143,9 @@ func New(opts Options) *Store {
 	}
 	if opts.AliasesByRecord == "" {
 		opts.AliasesByRecord = "aliases"
+	}
+	if opts.RefsByTarget == "" {
+		opts.RefsByTarget = "refs"
 	}
 	return &Store{opts: &opts, docs: cms.NewDocumentCodec(), write: opts.Write.DB, read: opts.Read.DB, texts: new(sync.Map)}
 }
@@ -247,6 +258,9 @@ func (s *Store) exec(ctx context.Context, query string, args ...any) (int64, err
 		return 0, err
 	}
 	defer release()
+	if s.opts.Trace != nil {
+		s.opts.Trace(query, args)
+	}
 	res, err := c.ExecContext(ctx, s.text(query), args...)
 	if err != nil {
 		return 0, s.fail(err)
@@ -263,6 +277,9 @@ func (s *Store) scan(ctx context.Context, c conn, dest any, query string, args .
 		return err
 	}
 	defer release()
+	if s.opts.Trace != nil {
+		s.opts.Trace(query, args)
+	}
 	rows, err := c.QueryContext(ctx, s.text(query), args...)
 	if err != nil {
 		return s.fail(err)
