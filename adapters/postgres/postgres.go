@@ -45,6 +45,8 @@ type Options struct {
 
 	// migrations replaces the embedded migrations (tests open older schemas).
 	migrations fs.FS
+	// trace receives every statement the store runs (plan tests).
+	trace func(query string, args []any)
 }
 
 // Store is the PostgreSQL cms.Store.
@@ -131,6 +133,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		List:     func(ids []string) any { return ids },
 		ConnWait: o.ConnWait,
 		Numbered: true,
+		Trace:    o.trace,
 		Close:    db.Close,
 	})}
 	var data []bunstore.DataMigration

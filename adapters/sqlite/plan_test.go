@@ -3,14 +3,10 @@ package sqlite
 import (
 	"context"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/bwcms/cms/adapters/internal/bunstoretest"
-	"github.com/bwcms/cms/cms"
 )
 
 // TestStatementsUseIndexes runs the service's record operations (creates
@@ -23,78 +19,17 @@ import (
 // intended scans are allowed: a json_each id list.
 func TestStatementsUseIndexes(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	ran := map[string][]any{}
-	tracing := false
-	trace := func(query string, args []any) {
-		mu.Lock()
-		defer mu.Unlock()
-		if _, ok := ran[query]; tracing && !ok {
-			ran[query] = slices.Clone(args)
-		}
-	}
-	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "cms.db"), &Options{trace: trace})
+	var log bunstoretest.StatementLog
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "cms.db"), &Options{trace: log.Trace})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
 	bunstoretest.FillAssigned(t, s.Store, 3000)
-	svc, err := cms.NewService(s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	en, _ := cms.NewLanguages("en")
-	ctx := cms.WithPrincipal(t.Context(), cms.Principal{Account: "a", User: "u", Perms: []string{"*"}, Langs: en})
-	mu.Lock()
-	tracing = true
-	mu.Unlock()
-	upsert := func(kind cms.Kind, body string) {
-		t.Helper()
-		if _, err := svc.Upsert(ctx, kind, []byte(body), nil); err != nil {
-			t.Fatalf("%s %s: %v", kind, body, err)
-		}
-	}
-	upsert(cms.KindResource, `{"id":"p-new","title":"Lake","mapIds":["m01"],"mapSecondaryIdsAdd":["m02"],"poiResourceIds":["r00007"]}`)
-	upsert(cms.KindResource, `{"id":"r00050","title":"Changed","mapIds":["m03","m04"]}`)
-	upsert(cms.KindMap, `{"id":"m05","resourceIdsAdd":["r00060"],"secondaryResourceIds":["r00061"]}`)
-	upsert(cms.KindLanding, `{"id":"l-new","title":"Lake","mapId":"m05"}`)
-	upsert(cms.KindResource, `{"id":"r00070","deleteElementIrreversibly":true}`)
-	if _, err := svc.Clone(ctx, cms.KindResource, "r00080", "m06"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.Delete(ctx, cms.KindResource, []string{"r00090", "r00091"}); err != nil {
-		t.Fatal(err)
-	}
-	// A batch: new records numbered by title, assigned from both sides.
-	batch := `[{"id":"b-1","title":"Lake","mapIdsAdd":["m07"]},{"id":"b-2","title":"Lake","mapIds":["m08"]},` +
-		`{"id":"r00100","title":"Lake","mapSecondaryIds":["m09"]}]`
-	if _, err := svc.SubmitBatch(ctx, cms.KindResource, []byte(batch)); err != nil {
-		t.Fatal(err)
-	}
-	if did, err := svc.ProcessBatch(t.Context(), "plan-test"); !did || err != nil {
-		t.Fatalf("ProcessBatch: %v, %v", did, err)
-	}
-	for _, p := range []cms.ReadParams{
-		{IDs: []string{"r00001"}, Published: cms.PublishedAny},
-		{IDs: []string{"r00001", "r02000"}, Published: cms.PublishedAny},
-		{MapID: "m03", Limit: 50, Published: cms.PublishedAny},
-		{After: "r01000", Limit: 50},
-		{BBox: &cms.BBox{MinLon: 9, MinLat: 45, MaxLon: 10, MaxLat: 46}, Limit: 50},
-		{UpdatedSince: time.Now().Add(-time.Hour), Limit: 50},
-	} {
-		seq, err := svc.Read(ctx, cms.KindResource, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, err := range seq {
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	mu.Lock()
-	tracing = false
-	mu.Unlock()
+	log.Record(true)
+	bunstoretest.RunOperations(t, s)
+	log.Record(false)
+	ran := log.Statements()
 
 	for _, state := range []string{"never analyzed", "analyzed"} {
 		if state == "analyzed" {

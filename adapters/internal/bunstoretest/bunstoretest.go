@@ -5,8 +5,10 @@ package bunstoretest
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -151,10 +153,11 @@ func FillNumberedAliases(t *testing.T, s *bunstore.Store, n int) {
 	}
 }
 
-// FillAssigned stores n Resources of account "a" (r00000, r00001, ...)
-// each assigned to two of 20 Maps (m00 ... m19) from the Resource's side,
-// with the Maps, in a few statements: a database of a real shape for a
-// query plan. Statistics are left as they are.
+// FillAssigned stores n Resources of account "a" (r00000, r00001, ...),
+// nine in ten published, each naming the next as a POI, updated a second
+// apart until now, and each assigned to two of 20 Maps (m00 ... m19) from
+// the Resource's side, with the Maps, in a few statements: a database of a
+// real shape for a query plan. Statistics are left as they are.
 func FillAssigned(t *testing.T, s *bunstore.Store, n int) {
 	t.Helper()
 	ctx := t.Context()
@@ -166,8 +169,10 @@ func FillAssigned(t *testing.T, s *bunstore.Store, n int) {
 	var lists []cms.AssignmentList
 	for i := range n {
 		id := fmt.Sprintf("r%05d", i)
-		resources = append(resources, &cms.Entry{Account: "a", Updated: now, Record: &cms.Resource{ID: id,
-			URLAlias: cms.Langs[string]{"en": "/" + id}}})
+		// Most published, each naming another as a POI (a reference).
+		resources = append(resources, &cms.Entry{Account: "a", Updated: now.Add(-time.Duration(n-i) * time.Second),
+			Record: &cms.Resource{ID: id, Published: cms.Some(i%10 != 0), URLAlias: cms.Langs[string]{"en": "/" + id},
+				POIResourceIDs: cms.NullOf([]string{fmt.Sprintf("r%05d", (i+1)%n)})}})
 		lists = append(lists, cms.AssignmentList{Owner: id, Role: cms.RolePrimary,
 			IDs: []string{fmt.Sprintf("m%02d", i%20), fmt.Sprintf("m%02d", (i+7)%20)}})
 	}
@@ -190,4 +195,100 @@ func FillAssigned(t *testing.T, s *bunstore.Store, n int) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// RunOperations runs the service's record operations over s, filled by
+// FillAssigned: creates and updates naming Maps from both sides, a
+// Landing, a delete by body, a clone into a Map, a delete, a batch, and
+// reads by id and in lists with every option. Plan tests collect the
+// statements it makes the store run.
+func RunOperations(t *testing.T, s cms.Store) {
+	t.Helper()
+	svc, err := cms.NewService(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	en, _ := cms.NewLanguages("en")
+	ctx := cms.WithPrincipal(t.Context(), cms.Principal{Account: "a", User: "u", Perms: []string{"*"}, Langs: en})
+	upsert := func(kind cms.Kind, body string) {
+		t.Helper()
+		if _, err := svc.Upsert(ctx, kind, []byte(body), nil); err != nil {
+			t.Fatalf("%s %s: %v", kind, body, err)
+		}
+	}
+	upsert(cms.KindResource, `{"id":"p-new","title":"Lake","mapIds":["m01"],"mapSecondaryIdsAdd":["m02"],"poiResourceIds":["r00007"]}`)
+	upsert(cms.KindResource, `{"id":"r00050","title":"Changed","mapIds":["m03","m04"]}`)
+	upsert(cms.KindMap, `{"id":"m05","resourceIdsAdd":["r00060"],"secondaryResourceIds":["r00061"]}`)
+	upsert(cms.KindLanding, `{"id":"l-new","title":"Lake","mapId":"m05"}`)
+	upsert(cms.KindResource, `{"id":"r00070","deleteElementIrreversibly":true}`)
+	if _, err := svc.Clone(ctx, cms.KindResource, "r00080", "m06"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Delete(ctx, cms.KindResource, []string{"r00090", "r00091"}); err != nil {
+		t.Fatal(err)
+	}
+	// A batch: new records numbered by title, assigned from both sides.
+	batch := `[{"id":"b-1","title":"Lake","mapIdsAdd":["m07"]},{"id":"b-2","title":"Lake","mapIds":["m08"]},` +
+		`{"id":"r00100","title":"Lake","mapSecondaryIds":["m09"]}]`
+	if _, err := svc.SubmitBatch(ctx, cms.KindResource, []byte(batch)); err != nil {
+		t.Fatal(err)
+	}
+	if did, err := svc.ProcessBatch(t.Context(), "plan-test"); !did || err != nil {
+		t.Fatalf("ProcessBatch: %v, %v", did, err)
+	}
+	for _, p := range []cms.ReadParams{
+		{IDs: []string{"r00001"}, Published: cms.PublishedAny},
+		{IDs: []string{"r00001", "r02000"}, Published: cms.PublishedAny},
+		{MapID: "m03", Limit: 50, Published: cms.PublishedAny},
+		{After: "r01000", Limit: 50},
+		{BBox: &cms.BBox{MinLon: 9, MinLat: 45, MaxLon: 10, MaxLat: 46}, Limit: 50},
+		{UpdatedSince: time.Now().Add(-time.Hour), Limit: 50},
+	} {
+		seq, err := svc.Read(ctx, cms.KindResource, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, err := range seq {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// StatementLog collects the distinct statements a store runs while on,
+// each with the arguments of its first run (give Trace to the adapter).
+type StatementLog struct {
+	mu  sync.Mutex
+	on  bool
+	ran map[string][]any
+}
+
+// Trace records a statement while the log is on.
+func (l *StatementLog) Trace(query string, args []any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.on {
+		return
+	}
+	if l.ran == nil {
+		l.ran = map[string][]any{}
+	}
+	if _, ok := l.ran[query]; !ok {
+		l.ran[query] = slices.Clone(args)
+	}
+}
+
+// Record turns the log on or off.
+func (l *StatementLog) Record(on bool) {
+	l.mu.Lock()
+	l.on = on
+	l.mu.Unlock()
+}
+
+// Statements returns what was recorded, by query text.
+func (l *StatementLog) Statements() map[string][]any {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return maps.Clone(l.ran)
 }
