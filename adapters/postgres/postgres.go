@@ -148,7 +148,37 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	sqldb.SetMaxOpenConns(o.MaxConns)
+	if err := analyzeUnseen(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
 	return store, nil
+}
+
+// analyzeUnseen gives the record tables that hold rows but were never
+// analyzed (a restored dump, autovacuum off or not yet run) their
+// planner statistics. Without them every index on (account, kind) looks
+// like one row to the planner, and a read by id may walk the whole kind
+// through another index than the key.
+func analyzeUnseen(ctx context.Context, db *bun.DB) error {
+	for _, table := range []string{"records", "aliases", "refs", "assignments"} {
+		// Whether it has rows is asked of the table itself: the activity
+		// counters may not have been flushed yet.
+		var unseen bool
+		err := db.QueryRowContext(ctx, "SELECT NOT EXISTS (SELECT 1 FROM pg_stat_user_tables WHERE schemaname = current_schema() "+
+			"AND relname = ? AND (last_analyze IS NOT NULL OR last_autoanalyze IS NOT NULL)) "+
+			"AND EXISTS (SELECT 1 FROM "+table+")", table).Scan(&unseen)
+		if err != nil {
+			return fmt.Errorf("statistics of %s: %w", table, err)
+		}
+		if !unseen {
+			continue
+		}
+		if _, err := db.ExecContext(ctx, "ANALYZE "+table); err != nil {
+			return fmt.Errorf("analyze %s: %w", table, err)
+		}
+	}
+	return nil
 }
 
 // migrate holds an advisory lock while migrating, so instances starting at

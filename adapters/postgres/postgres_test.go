@@ -284,3 +284,41 @@ func TestRecordReadsUseIndexes(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAnalyzesUnseenTables: record tables filled but never analyzed
+// (autovacuum off, as after some restores) get their statistics when a
+// store opens, so a read by id takes the records' key instead of another
+// (account, kind) index that looked as good without them.
+func TestOpenAnalyzesUnseenTables(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	s, err := Open(t.Context(), dsn, &Options{MaxConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"records", "aliases", "refs", "assignments"} {
+		if _, err := s.Write().ExecContext(t.Context(), "ALTER TABLE "+table+" SET (autovacuum_enabled = false)"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bunstoretest.FillAssigned(t, s.Store, 3000)
+	plan := func(s *Store) string {
+		query, args := s.RecordsQuery("a", cms.KindResource, []string{"r00001"})
+		args[2] = pgdialect.Array(args[2].([]string))
+		var lines []string
+		if err := s.Write().NewRaw("EXPLAIN "+query, args...).Scan(t.Context(), &lines); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(lines, "\n")
+	}
+	t.Logf("before reopening:\n%s", plan(s))
+	s.Close()
+	s, err = Open(t.Context(), dsn, &Options{MaxConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if p := plan(s); !strings.Contains(p, "using records_pkey on records") {
+		t.Errorf("a read by id after reopening:\n%s", p)
+	}
+}
