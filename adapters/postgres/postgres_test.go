@@ -13,7 +13,6 @@ import (
 	"github.com/bwcms/cms/adapters/postgres/pgtest"
 	"github.com/bwcms/cms/cms"
 	_ "github.com/jackc/pgx/v5/stdlib"
-	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 func openTestStore(tb testing.TB, opts *Options) *Store {
@@ -168,11 +167,7 @@ func TestBBoxUsesIndex(t *testing.T) {
 	}
 	query, args := s.ListQuery(cms.ListParams{Account: "a", Kind: cms.KindResource,
 		BBox: &cms.BBox{MinLon: 9, MinLat: 45, MaxLon: 10, MaxLat: 46}}, "", 256)
-	var plan []string
-	if err := s.Write().NewRaw("EXPLAIN "+query, args...).Scan(ctx, &plan); err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Join(plan, "\n")
+	text := explain(t, s, query, args)
 	if !strings.Contains(text, "records_geo") || strings.Contains(text, "Seq Scan on records") {
 		t.Fatalf("plan does not use records_geo:\n%s", text)
 	}
@@ -206,16 +201,7 @@ func TestAliasNumberUsesIndex(t *testing.T) {
 	for _, skip := range [][]int64{nil, {3000, 2999}} {
 		p := cms.AliasNumberParams{Account: "a", Kind: cms.KindResource, Lang: "en", Bases: []string{"/t"}, Skip: skip}
 		query, args := s.AliasNumberQuery(p, p.Bases)
-		for i, a := range args {
-			if list, ok := a.([]string); ok {
-				args[i] = pgdialect.Array(list) // bun inlines the arguments
-			}
-		}
-		var plan []string
-		if err := s.Write().NewRaw("EXPLAIN "+query, args...).Scan(t.Context(), &plan); err != nil {
-			t.Fatal(err)
-		}
-		text := strings.Join(plan, "\n")
+		text := explain(t, s, query, args)
 		if !strings.Contains(text, "Index Only Scan Backward using aliases_number on aliases") ||
 			!strings.Contains(text, "Index Cond: ((account = 'a'::text) AND (kind = 'resource'::text) AND (lang = 'en'::text) AND (base = value.value))") ||
 			!strings.Contains(text, "Limit") || strings.Contains(text, "Seq Scan on aliases") || strings.Contains(text, "Sort") {
@@ -238,24 +224,8 @@ func TestRecordReadsUseIndexes(t *testing.T) {
 	t.Parallel()
 	s := openTestStore(t, nil)
 	ctx := t.Context()
-	for _, table := range []string{"records", "aliases", "refs", "assignments"} {
-		if _, err := s.Write().ExecContext(ctx, "ALTER TABLE "+table+" SET (autovacuum_enabled = false)"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	noAutovacuum(t, s)
 	bunstoretest.FillAssigned(t, s.Store, 3000)
-	explain := func(query string, args []any) string {
-		for i, a := range args {
-			if list, ok := a.([]string); ok {
-				args[i] = pgdialect.Array(list) // bun inlines the arguments
-			}
-		}
-		var plan []string
-		if err := s.Write().NewRaw("EXPLAIN "+query, args...).Scan(ctx, &plan); err != nil {
-			t.Fatal(err)
-		}
-		return strings.Join(plan, "\n")
-	}
 	for _, state := range []string{"never analyzed", "analyzed"} {
 		if state == "analyzed" {
 			if _, err := s.Write().ExecContext(ctx, "ANALYZE"); err != nil {
@@ -263,7 +233,7 @@ func TestRecordReadsUseIndexes(t *testing.T) {
 			}
 		}
 		query, args := s.RecordsQuery("a", cms.KindResource, []string{"r00001", "r02000"})
-		plan := explain(query, args)
+		plan := explain(t, s, query, args)
 		if !strings.Contains(plan, "using assignments_resource on assignments") ||
 			!strings.Contains(plan, "resource_id = records.id") || strings.Contains(plan, "Seq Scan") {
 			t.Errorf("%s: Resources by id:\n%s", state, plan)
@@ -275,11 +245,11 @@ func TestRecordReadsUseIndexes(t *testing.T) {
 			t.Errorf("%s: Resources by id, not by their key:\n%s", state, plan)
 		}
 		query, args = s.RecordsQuery("a", cms.KindMap, []string{"m01"})
-		if plan := explain(query, args); !strings.Contains(plan, "map_id = records.id") || strings.Contains(plan, "Seq Scan") {
+		if plan := explain(t, s, query, args); !strings.Contains(plan, "map_id = records.id") || strings.Contains(plan, "Seq Scan") {
 			t.Errorf("%s: Maps by id:\n%s", state, plan)
 		}
 		query, args = s.ListQuery(cms.ListParams{Account: "a", Kind: cms.KindResource, Published: cms.PublishedAny, MapID: "m03", Limit: 50}, "", 50)
-		if plan := explain(query, args); !strings.Contains(plan, "map_id = 'm03'") || strings.Contains(plan, "Seq Scan") {
+		if plan := explain(t, s, query, args); !strings.Contains(plan, "map_id = 'm03'") || strings.Contains(plan, "Seq Scan") {
 			t.Errorf("%s: a page of a Map's Resources:\n%s", state, plan)
 		}
 	}
@@ -296,20 +266,11 @@ func TestOpenAnalyzesUnseenTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, table := range []string{"records", "aliases", "refs", "assignments"} {
-		if _, err := s.Write().ExecContext(t.Context(), "ALTER TABLE "+table+" SET (autovacuum_enabled = false)"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	noAutovacuum(t, s)
 	bunstoretest.FillAssigned(t, s.Store, 3000)
 	plan := func(s *Store) string {
 		query, args := s.RecordsQuery("a", cms.KindResource, []string{"r00001"})
-		args[2] = pgdialect.Array(args[2].([]string))
-		var lines []string
-		if err := s.Write().NewRaw("EXPLAIN "+query, args...).Scan(t.Context(), &lines); err != nil {
-			t.Fatal(err)
-		}
-		return strings.Join(lines, "\n")
+		return explain(t, s, query, args)
 	}
 	t.Logf("before reopening:\n%s", plan(s))
 	s.Close()
