@@ -99,17 +99,14 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	read := bun.NewDB(readDB, sqlitedialect.New())
 	var ckpt *checkpoints
 	store := &Store{bunstore.New(bunstore.Options{
-		Write:               write,
-		Read:                read,
-		Features:            cms.Features{Name: "sqlite"},
-		Translate:           translate,
-		GeoIndex:            "records INDEXED BY records_geo",
-		ResourceAssignments: "assignments INDEXED BY assignments_resource",
-		AliasesByRecord:     "aliases INDEXED BY aliases_record",
-		RefsByTarget:        "refs INDEXED BY refs_to",
-		Trace:               o.trace,
-		InList:              "IN (SELECT value FROM json_each(?))",
-		ListTable:           "json_each(?)",
+		Write:        write,
+		Read:         read,
+		Features:     cms.Features{Name: "sqlite"},
+		Translate:    translate,
+		NamesIndexes: true,
+		Trace:        o.trace,
+		InList:       "IN (SELECT value FROM json_each(?))",
+		ListTable:    "json_each(?)",
 		PairsJSON: func(a, b, order string) string {
 			return "json_group_array(json_array(" + a + ", " + b + ") ORDER BY " + order + ")"
 		},

@@ -179,12 +179,11 @@ func setAssigned(rec cms.Record, pairs *string) error {
 }
 
 // assignmentsBy is the table expression of a statement on assignments
-// whose key is column (with the account): the index by Resource named
-// where the adapter must (Options.ResourceAssignments), since the primary
-// key's account prefix looks as good to a planner without statistics.
+// whose key is column (with the account): by Resource, the index by
+// Resource, named where the adapter must (Options.NamesIndexes).
 func (s *Store) assignmentsBy(column string) string {
 	if column == resourceSide.owner {
-		return s.opts.ResourceAssignments
+		return s.indexed("assignments", "assignments_resource")
 	}
 	return "assignments"
 }

@@ -100,7 +100,7 @@ func (s *Store) putRecords(ctx context.Context, account, kind string, ids []stri
 			"stats_access = EXCLUDED.stats_access, stats_last_access = EXCLUDED.stats_last_access, doc = EXCLUDED.doc"); err != nil {
 		return err
 	}
-	if _, err := s.exec(ctx, "DELETE FROM "+s.opts.AliasesByRecord+" WHERE account = ? AND kind = ? AND record_id "+in, account, kind, idsArg); err != nil {
+	if _, err := s.exec(ctx, "DELETE FROM "+s.indexed("aliases", "aliases_record")+" WHERE account = ? AND kind = ? AND record_id "+in, account, kind, idsArg); err != nil {
 		return err
 	}
 	if err := s.insertRows(ctx, "INSERT INTO aliases (account, kind, lang, alias, record_id) VALUES ", 5, aliases, ""); err != nil {

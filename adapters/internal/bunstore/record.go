@@ -182,7 +182,7 @@ func (s *Store) ListQuery(p cms.ListParams, after string, n int) (string, []any)
 		args = append(args, micros(p.UpdatedSince))
 	}
 	if b := p.BBox; b != nil {
-		table = s.opts.GeoIndex
+		table = s.indexed("records", "records_geo")
 		where = append(where, "lat >= ? AND lat <= ?")
 		args = append(args, b.MinLat, b.MaxLat)
 		if b.MinLon <= b.MaxLon {
@@ -212,10 +212,7 @@ func (s *Store) selectRecords(kind cms.Kind, table string) string {
 	default:
 		return "SELECT " + recordColumns + " FROM " + table
 	}
-	assignments := "assignments"
-	if kind == cms.KindResource {
-		assignments = s.opts.ResourceAssignments
-	}
+	assignments := s.assignmentsBy(sd.owner)
 	return "SELECT " + recordColumns + ", (SELECT " + s.opts.PairsJSON(sd.other, "role", sd.ownerPos) +
 		" FROM " + assignments + " WHERE assignments.account = records.account AND assignments." + sd.owner +
 		" = records.id) AS assigned FROM " + table
@@ -273,7 +270,7 @@ func (s *Store) DeleteRecord(ctx context.Context, account string, kind cms.Kind,
 		if n == 0 {
 			return notFound(kind.Title() + " " + id)
 		}
-		if _, err := s.exec(ctx, "DELETE FROM "+s.opts.AliasesByRecord+" WHERE account = ? AND kind = ? AND record_id = ?", account, string(kind), id); err != nil {
+		if _, err := s.exec(ctx, "DELETE FROM "+s.indexed("aliases", "aliases_record")+" WHERE account = ? AND kind = ? AND record_id = ?", account, string(kind), id); err != nil {
 			return err
 		}
 		if _, err := s.exec(ctx, "DELETE FROM refs WHERE account = ? AND from_kind = ? AND from_id = ?", account, string(kind), id); err != nil {
@@ -281,7 +278,7 @@ func (s *Store) DeleteRecord(ctx context.Context, account string, kind cms.Kind,
 		}
 		switch kind {
 		case cms.KindResource:
-			_, err = s.exec(ctx, "DELETE FROM "+s.opts.ResourceAssignments+" WHERE account = ? AND resource_id = ?", account, id)
+			_, err = s.exec(ctx, "DELETE FROM "+s.assignmentsBy("resource_id")+" WHERE account = ? AND resource_id = ?", account, id)
 		case cms.KindMap:
 			_, err = s.exec(ctx, "DELETE FROM assignments WHERE account = ? AND map_id = ?", account, id)
 		}
@@ -354,7 +351,7 @@ func (s *Store) Referrers(ctx context.Context, account string, kind cms.Kind, id
 		kinds = append(kinds, "mapOrLanding")
 	}
 	var rows []refRow
-	err := s.scan(ctx, s.read, &rows, "SELECT account, from_kind, from_id, field, to_kind, to_id, single FROM "+s.opts.RefsByTarget+" "+
+	err := s.scan(ctx, s.read, &rows, "SELECT account, from_kind, from_id, field, to_kind, to_id, single FROM "+s.indexed("refs", "refs_to")+" "+
 		"WHERE account = ? AND to_id = ? AND to_kind "+s.opts.InList+" ORDER BY from_kind, from_id, field",
 		account, id, s.opts.List(kinds))
 	if err != nil {

@@ -32,26 +32,14 @@ type Options struct {
 	// ClaimLock is appended to the row lock of a batch claim
 	// ("FOR UPDATE SKIP LOCKED" on PostgreSQL, "" on SQLite).
 	ClaimLock string
-	// GeoIndex is the table expression that makes a bounding-box query use
-	// the location index ("records INDEXED BY records_geo" on SQLite).
-	GeoIndex string
-	// ResourceAssignments is the table expression that makes reading a
-	// Resource's assignments use their index by Resource, whatever the
-	// planner's statistics say ("assignments INDEXED BY
-	// assignments_resource" on SQLite, whose planner without statistics
-	// took the primary key's account prefix: every assignment of the
-	// account for every Resource read).
-	ResourceAssignments string
-	// AliasesByRecord is the table expression that makes a statement on
-	// a record's aliases use their index by record ("aliases INDEXED BY
-	// aliases_record" on SQLite, whose planner without statistics took
-	// the primary key's (account, kind) prefix: every alias of the kind).
-	AliasesByRecord string
-	// RefsByTarget is the table expression that makes "who names this
-	// record" use the references' index by target ("refs INDEXED BY
-	// refs_to" on SQLite, whose planner took the primary key's account
-	// prefix: every reference of the account).
-	RefsByTarget string
+	// NamesIndexes makes statements name the index they must use
+	// ("table INDEXED BY index", SQLite): where a planner without
+	// statistics finds a key's bare account (or account and kind) prefix
+	// as good as the index on the whole equality (every assignment of the
+	// account, every alias of the kind), or a box query would not use the
+	// location index. PostgreSQL takes no hints: its statements are shaped
+	// so that the right index is the one that fits.
+	NamesIndexes bool
 	// InList is the condition that tests a column against a list passed as
 	// one argument (List makes the argument): constant query texts let the
 	// driver reuse prepared statements whatever the list's length.
@@ -134,18 +122,6 @@ var _ cms.Store = (*Store)(nil)
 func New(opts Options) *Store {
 	if opts.Read == nil {
 		opts.Read = opts.Write
-	}
-	if opts.GeoIndex == "" {
-		opts.GeoIndex = "records"
-	}
-	if opts.ResourceAssignments == "" {
-		opts.ResourceAssignments = "assignments"
-	}
-	if opts.AliasesByRecord == "" {
-		opts.AliasesByRecord = "aliases"
-	}
-	if opts.RefsByTarget == "" {
-		opts.RefsByTarget = "refs"
 	}
 	return &Store{opts: &opts, docs: cms.NewDocumentCodec(), write: opts.Write.DB, read: opts.Read.DB, texts: new(sync.Map)}
 }
@@ -249,6 +225,15 @@ func notFound(what string) error {
 
 func conflict(what string) error {
 	return &cms.Error{Code: cms.CodeConflict, Message: what}
+}
+
+// indexed is table as a statement names it to be read through index
+// (Options.NamesIndexes).
+func (s *Store) indexed(table, index string) string {
+	if s.opts.NamesIndexes {
+		return table + " INDEXED BY " + index
+	}
+	return table
 }
 
 // exec runs a statement on the write side and returns the rows it touched.
