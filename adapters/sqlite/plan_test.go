@@ -25,11 +25,7 @@ func TestStatementsUseIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	bunstoretest.FillAssigned(t, s.Store, 3000)
-	log.Record(true)
-	bunstoretest.RunOperations(t, s)
-	log.Record(false)
-	ran := log.Statements()
+	ran := bunstoretest.OperationStatements(t, s.Store, &log)
 
 	for _, state := range []string{"never analyzed", "analyzed"} {
 		if state == "analyzed" {

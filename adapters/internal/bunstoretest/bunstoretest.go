@@ -292,3 +292,15 @@ func (l *StatementLog) Statements() map[string][]any {
 	defer l.mu.Unlock()
 	return maps.Clone(l.ran)
 }
+
+// OperationStatements fills s (FillAssigned, 3,000 Resources), then runs
+// RunOperations with log recording, and returns the statements it made s
+// run; log is the one given to the adapter as its trace.
+func OperationStatements(t *testing.T, s *bunstore.Store, log *StatementLog) map[string][]any {
+	t.Helper()
+	FillAssigned(t, s, 3000)
+	log.Record(true)
+	RunOperations(t, s)
+	log.Record(false)
+	return log.Statements()
+}
