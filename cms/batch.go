@@ -606,11 +606,6 @@ func (s *Service) applyBatch(ctx context.Context, b *Batch, owner string) (Batch
 				return err
 			}
 			chunk := w.items
-			if analyzeWithin(done, len(chunk)) {
-				if err := tx.Analyze(ctx); err != nil {
-					return err
-				}
-			}
 			if err := bulk.beginChunk(ctx, s, acc.Langs, chunk); err != nil {
 				return err
 			}
@@ -680,16 +675,4 @@ func (s *Service) applyBatchDelete(ctx context.Context, bulk *bulkTx, p Principa
 		res.Updated++
 	}
 	return nil
-}
-
-// analyzeWithin tells whether the statistics are refreshed before the
-// records done to done+n of a batch: early (at 200 and 1,000 records),
-// then every 2,500.
-func analyzeWithin(done, n int) bool {
-	for i := done; i < done+n; i++ {
-		if i == 200 || i == 1000 || i > 0 && i%2500 == 0 {
-			return true
-		}
-	}
-	return false
 }

@@ -139,12 +139,6 @@ type RecordStore interface {
 	// where write transactions run one at a time (SQLite), it does
 	// nothing.
 	LockAccountWrites(ctx context.Context, account string) error
-	// Analyze refreshes the query planner's statistics of the record
-	// tables; inside WithTx it counts what the transaction wrote. The
-	// service calls it now and then during a long batch, whose thousands
-	// of new rows the database's own statistics cannot see yet. Adapters
-	// whose planner needs none do nothing.
-	Analyze(ctx context.Context) error
 	// ExistingIDs returns the ids of ids that name a record of kind, in
 	// no particular order, without reading the records.
 	ExistingIDs(ctx context.Context, account string, kind Kind, ids []string) ([]string, error)

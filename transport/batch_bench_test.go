@@ -269,14 +269,6 @@ func BenchmarkBatchTypicalWrites(b *testing.B) {
 				b.StartTimer()
 				err := s.WithTx(ctx, func(tx cms.Store) error {
 					for i, set := range w.sets {
-						// Statistics refreshed about where a batch of
-						// 256-record chunks refreshes them (200, 1,000 and
-						// every 2,500 records).
-						if i == 1 || i == 4 || i > 0 && i%10 == 0 {
-							if err := tx.Analyze(ctx); err != nil {
-								return err
-							}
-						}
 						if err := tx.PutRecords(ctx, set); err != nil {
 							return err
 						}

@@ -121,12 +121,10 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		// Key space 2: an account's writes of several records.
 		AccountLock: "SELECT pg_advisory_xact_lock(2, hashtext(current_schema() || '/' || ?))",
 		// Key space 3: the login attempts of one username.
-		LoginLock: "SELECT pg_advisory_xact_lock(3, hashtext(current_schema() || '/' || ?))",
-		// Inside a transaction ANALYZE sees the rows it wrote, so a long
-		// batch keeps its key look-ups on the right index.
-		Analyze:   "ANALYZE records, aliases, refs, assignments",
-		InList:    "= ANY(?)",
-		ListTable: "unnest(CAST(? AS text[])) AS value",
+		LoginLock:  "SELECT pg_advisory_xact_lock(3, hashtext(current_schema() || '/' || ?))",
+		KeyLookups: true,
+		InList:     "= ANY(?)",
+		ListTable:  "unnest(CAST(? AS text[])) AS value",
 		PairsJSON: func(a, b, order string) string {
 			return "COALESCE(json_agg(json_build_array(" + a + ", " + b + ") ORDER BY " + order + "), '[]')::text"
 		},
@@ -148,37 +146,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	sqldb.SetMaxOpenConns(o.MaxConns)
-	if err := analyzeUnseen(ctx, db); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("postgres: %w", err)
-	}
 	return store, nil
-}
-
-// analyzeUnseen gives the record tables that hold rows but were never
-// analyzed (a restored dump, autovacuum off or not yet run) their
-// planner statistics. Without them every index on (account, kind) looks
-// like one row to the planner, and a read by id may walk the whole kind
-// through another index than the key.
-func analyzeUnseen(ctx context.Context, db *bun.DB) error {
-	for _, table := range []string{"records", "aliases", "refs", "assignments"} {
-		// Whether it has rows is asked of the table itself: the activity
-		// counters may not have been flushed yet.
-		var unseen bool
-		err := db.QueryRowContext(ctx, "SELECT NOT EXISTS (SELECT 1 FROM pg_stat_user_tables WHERE schemaname = current_schema() "+
-			"AND relname = ? AND (last_analyze IS NOT NULL OR last_autoanalyze IS NOT NULL)) "+
-			"AND EXISTS (SELECT 1 FROM "+table+")", table).Scan(&unseen)
-		if err != nil {
-			return fmt.Errorf("statistics of %s: %w", table, err)
-		}
-		if !unseen {
-			continue
-		}
-		if _, err := db.ExecContext(ctx, "ANALYZE "+table); err != nil {
-			return fmt.Errorf("analyze %s: %w", table, err)
-		}
-	}
-	return nil
 }
 
 // migrate holds an advisory lock while migrating, so instances starting at

@@ -278,7 +278,7 @@ func TestAliasNumberUsesIndex(t *testing.T) {
 		}
 		plan := b.String()
 		// One entry of the index, the highest, and its row.
-		if !strings.Contains(plan, "INDEX aliases_number (account=? AND kind=? AND lang=? AND base=?)") ||
+		if !strings.Contains(plan, "INDEX aliases_number (<expr>=? AND base=?)") ||
 			strings.Contains(plan, "SCAN aliases") || strings.Contains(plan, "TEMP B-TREE") {
 			t.Fatalf("plan (skip %v) does not search aliases_number on its prefix:\n%s", skip, plan)
 		}
@@ -308,17 +308,17 @@ func TestRecordReadsUseIndexes(t *testing.T) {
 		}
 		query, args := s.RecordsQuery("a", cms.KindResource, ids)
 		plan := explainQuery(t, s, query, args)
-		if !strings.Contains(plan, "SEARCH assignments USING INDEX assignments_resource (account=? AND resource_id=?)") ||
+		if !strings.Contains(plan, "SEARCH assignments USING INDEX assignments_resource (<expr>=?)") ||
 			!strings.Contains(plan, "SEARCH records USING") || strings.Contains(plan, "SCAN records") {
 			t.Errorf("%s: Resources by id:\n%s", state, plan)
 		}
 		query, args = s.RecordsQuery("a", cms.KindMap, []string{"m01"})
-		if plan := explainQuery(t, s, query, args); !strings.Contains(plan, "(account=? AND map_id=?)") || strings.Contains(plan, "SCAN assignments") {
+		if plan := explainQuery(t, s, query, args); !strings.Contains(plan, "assignments_map_pos (<expr>=?)") || strings.Contains(plan, "SCAN assignments") {
 			t.Errorf("%s: Maps by id:\n%s", state, plan)
 		}
 		query, args = s.ListQuery(cms.ListParams{Account: "a", Kind: cms.KindResource, Published: cms.PublishedAny, MapID: "m03", Limit: 50}, "", 50)
 		if plan := explainQuery(t, s, query, args); !strings.Contains(plan, "(account=? AND map_id=?)") ||
-			!strings.Contains(plan, "assignments_resource (account=? AND resource_id=?)") || strings.Contains(plan, "SCAN assignments") {
+			!strings.Contains(plan, "assignments_resource (<expr>=?)") || strings.Contains(plan, "SCAN assignments") {
 			t.Errorf("%s: a page of a Map's Resources:\n%s", state, plan)
 		}
 	}

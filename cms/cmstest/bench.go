@@ -185,11 +185,6 @@ func fillBench(b *testing.B, s cms.Store, n int) {
 		}
 		return nil
 	})
-	// The reads then run on planner statistics, as they do once
-	// autovacuum has seen a table (within a minute on PostgreSQL).
-	if err == nil {
-		err = s.Analyze(b.Context())
-	}
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,14 +9,24 @@ import (
 	"github.com/bwcms/cms/cms"
 )
 
-// side names the columns of one side of the assignments table.
+// side names the columns of one side of the assignments table, and the
+// leading expressions of the indexes by each (see keys.go): a list read
+// or changed by its owner spells ownerKey.
 type side struct {
 	owner, ownerPos, other, otherPos string
+	ownerKey, otherKey               string
 }
 
 var (
-	mapSide      = side{owner: "map_id", ownerPos: "map_pos", other: "resource_id", otherPos: "resource_pos"}
-	resourceSide = side{owner: "resource_id", ownerPos: "resource_pos", other: "map_id", otherPos: "map_pos"}
+	mapSide = side{owner: "map_id", ownerPos: "map_pos", other: "resource_id", otherPos: "resource_pos",
+		ownerKey: mapKey, otherKey: resourceKey}
+	resourceSide = side{owner: "resource_id", ownerPos: "resource_pos", other: "map_id", otherPos: "map_pos",
+		ownerKey: resourceKey, otherKey: mapKey}
+)
+
+const (
+	mapKey      = "account || '/' || map_id"      // assignments_map_pos
+	resourceKey = "account || '/' || resource_id" // assignments_resource
 )
 
 // SetMapResources implements cms.Store.
@@ -34,8 +44,8 @@ func (s *Store) SetResourceMaps(ctx context.Context, account, resourceID string,
 func (s *Store) setSide(ctx context.Context, account string, sd side, owner string, role cms.Role, others []string) error {
 	others = dedupe(others)
 	return s.tx(ctx, func(s *Store) error {
-		del := "DELETE FROM " + s.assignmentsBy(sd.owner) + " WHERE account = ? AND " + sd.owner + " = ? AND role = ?"
-		args := []any{account, owner, string(role)}
+		del := "DELETE FROM " + s.assignmentsBy(sd.owner) + " WHERE " + sd.ownerKey + " = ? AND role = ?"
+		args := []any{keyOf(account, owner), string(role)}
 		if len(others) > 0 {
 			del += " AND NOT " + sd.other + " " + s.opts.InList
 			args = append(args, s.opts.List(others))
@@ -64,8 +74,8 @@ func (s *Store) setSide(ctx context.Context, account string, sd side, owner stri
 				}
 			}
 			_, err = s.exec(ctx, "INSERT INTO assignments (account, "+sd.owner+", "+sd.other+", role, "+sd.ownerPos+", "+sd.otherPos+") "+
-				"VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX("+sd.otherPos+"), -1) + 1 FROM "+s.assignmentsBy(sd.other)+" WHERE account = ? AND "+
-				sd.other+" = ? AND role = ?))", account, owner, other, string(role), pos, account, other, string(role))
+				"VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX("+sd.otherPos+"), -1) + 1 FROM "+s.assignmentsBy(sd.other)+" WHERE "+
+				sd.otherKey+" = ? AND role = ?))", account, owner, other, string(role), pos, keyOf(account, other), string(role))
 			if err != nil {
 				return err
 			}
@@ -115,9 +125,9 @@ func (s *Store) AppendAssignments(ctx context.Context, account string, owners cm
 					q.WriteString(" UNION ALL ")
 				}
 				q.WriteString("SELECT CAST(? AS TEXT) AS other_id, CAST(? AS TEXT) AS role, COALESCE((SELECT " + sd.otherPos +
-					" FROM " + s.assignmentsBy(sd.other) + " WHERE account = ? AND " + sd.other + " = ? AND role = ? ORDER BY " + sd.otherPos +
+					" FROM " + s.assignmentsBy(sd.other) + " WHERE " + sd.otherKey + " = ? AND role = ? ORDER BY " + sd.otherPos +
 					" DESC LIMIT 1), -1) AS last_pos")
-				args = append(args, p[0], p[1], account, p[0], p[1])
+				args = append(args, p[0], p[1], keyOf(account, p[0]), p[1])
 			}
 			var ends []end
 			if err := s.scan(ctx, s.write, &ends, q.String(), args...); err != nil {
@@ -152,8 +162,8 @@ func (s *Store) ResourceMaps(ctx context.Context, account, resourceID string, ro
 
 func (s *Store) sideList(ctx context.Context, account string, sd side, owner string, role cms.Role) ([]string, error) {
 	ids := []string{}
-	err := s.scan(ctx, s.read, &ids, "SELECT "+sd.other+" FROM "+s.assignmentsBy(sd.owner)+" WHERE account = ? AND "+sd.owner+" = ? AND role = ? ORDER BY "+sd.ownerPos,
-		account, owner, string(role))
+	err := s.scan(ctx, s.read, &ids, "SELECT "+sd.other+" FROM "+s.assignmentsBy(sd.owner)+" WHERE "+sd.ownerKey+" = ? AND role = ? ORDER BY "+sd.ownerPos,
+		keyOf(account, owner), string(role))
 	return ids, s.fail(err)
 }
 

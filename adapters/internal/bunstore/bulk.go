@@ -89,18 +89,14 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 // transaction and found it free, so a writer took it since, a race the
 // caller's transaction run again sees.
 func (s *Store) putRecords(ctx context.Context, account, kind string, ids []string, records, aliases, refs []any) error {
-	// One id (a single upsert) is a key look-up, not a list to unpack.
-	in, idsArg := s.opts.InList, s.opts.List(ids)
-	if len(ids) == 1 {
-		in, idsArg = "= ?", ids[0]
-	}
 	if err := s.insertRows(ctx, "INSERT INTO records ("+recordColumns+") VALUES ", 10, records,
 		" ON CONFLICT (account, kind, id) DO UPDATE SET published = EXCLUDED.published, "+
 			"updated_at = EXCLUDED.updated_at, lat = EXCLUDED.lat, lon = EXCLUDED.lon, "+
 			"stats_access = EXCLUDED.stats_access, stats_last_access = EXCLUDED.stats_last_access, doc = EXCLUDED.doc"); err != nil {
 		return err
 	}
-	if _, err := s.exec(ctx, "DELETE FROM "+s.indexed("aliases", "aliases_record")+" WHERE account = ? AND kind = ? AND record_id "+in, account, kind, idsArg); err != nil {
+	query, args := s.deleteByKeys("aliases", "aliases_record", aliasRecordKey+" = ?", []any{keyOf(account, kind)}, "record_id", ids)
+	if _, err := s.exec(ctx, query, args...); err != nil {
 		return err
 	}
 	if err := s.insertRows(ctx, "INSERT INTO aliases (account, kind, lang, alias, record_id) VALUES ", 5, aliases, ""); err != nil {
@@ -109,7 +105,8 @@ func (s *Store) putRecords(ctx context.Context, account, kind string, ids []stri
 		}
 		return err
 	}
-	if _, err := s.exec(ctx, "DELETE FROM refs WHERE account = ? AND from_kind = ? AND from_id "+in, account, kind, idsArg); err != nil {
+	query, args = s.deleteByKeys("refs", "", "account = ? AND from_kind = ?", []any{account, kind}, "from_id", ids)
+	if _, err := s.exec(ctx, query, args...); err != nil {
 		return err
 	}
 	return s.insertRows(ctx, "INSERT INTO refs (account, from_kind, from_id, field, to_kind, to_id, single) VALUES ", 7, refs, "")
@@ -160,8 +157,9 @@ func (s *Store) AliasHolders(ctx context.Context, account string, kind cms.Kind,
 	held := map[string]string{}
 	for chunk := range slices.Chunk(dedupe(aliases), 500) {
 		var rows []aliasRow
-		err := s.scan(ctx, s.read, &rows, "SELECT lang, alias, record_id FROM aliases WHERE account = ? AND kind = ? AND lang = ? AND alias "+
-			s.opts.InList, account, string(kind), lang, s.opts.List(chunk))
+		query, args := s.selectByKeys("aliases.lang, aliases.alias, aliases.record_id", "aliases",
+			"account = ? AND kind = ? AND lang = ?", []any{account, string(kind), lang}, "alias", chunk)
+		err := s.scan(ctx, s.read, &rows, query, args...)
 		if err != nil {
 			return nil, s.fail(err)
 		}
@@ -197,7 +195,7 @@ func (s *Store) AliasNumbers(ctx context.Context, p cms.AliasNumberParams) (map[
 // AliasNumberQuery returns the query of AliasNumbers for bases: one
 // look-up of the alias index a base. Adapter tests explain it.
 func (s *Store) AliasNumberQuery(p cms.AliasNumberParams, bases []string) (string, []any) {
-	args := []any{p.Account, string(p.Kind), p.Lang}
+	args := []any{keyOf(p.Account, string(p.Kind), p.Lang)}
 	skip := ""
 	if len(p.Skip) > 0 {
 		numbers := make([]string, len(p.Skip))
@@ -208,7 +206,7 @@ func (s *Store) AliasNumberQuery(p cms.AliasNumberParams, bases []string) (strin
 		args = append(args, s.opts.List(numbers))
 	}
 	args = append(args, s.opts.List(bases))
-	return "SELECT value AS base, (SELECT n FROM aliases WHERE account = ? AND kind = ? AND lang = ? AND base = value" +
+	return "SELECT value AS base, (SELECT n FROM aliases WHERE " + aliasNumberKey + " = ? AND base = value" +
 		skip + " ORDER BY n DESC LIMIT 1) AS n FROM " + s.opts.ListTable, args
 }
 

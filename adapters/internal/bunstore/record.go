@@ -34,6 +34,11 @@ type recordRow struct {
 
 const recordColumns = "account, kind, id, published, updated_at, lat, lon, stats_access, stats_last_access, doc"
 
+// recordsColumns are recordColumns named by table, as a statement that
+// reads records with another table names them.
+const recordsColumns = "records.account, records.kind, records.id, records.published, records.updated_at, records.lat, " +
+	"records.lon, records.stats_access, records.stats_last_access, records.doc"
+
 // GetRecord implements cms.Store.
 func (s *Store) GetRecord(ctx context.Context, account string, kind cms.Kind, id string) (*cms.Entry, error) {
 	var rows []recordRow
@@ -106,8 +111,7 @@ func (s *Store) GetRecords(ctx context.Context, account string, kind cms.Kind, i
 // RecordsQuery returns the query of GetRecords outside a transaction.
 // Adapter tests explain it.
 func (s *Store) RecordsQuery(account string, kind cms.Kind, ids []string) (string, []any) {
-	return s.selectRecords(kind, "records") + " WHERE account = ? AND kind = ? AND id " + s.opts.InList,
-		[]any{account, string(kind), s.opts.List(ids)}
+	return s.selectByKeys(s.recordSelection(kind), "records", "account = ? AND kind = ?", []any{account, string(kind)}, "id", ids)
 }
 
 // ListRecords implements cms.Store.
@@ -158,13 +162,50 @@ func (s *Store) listChunk(ctx context.Context, p cms.ListParams, after string, n
 
 // ListQuery returns the query of one chunk of ListRecords: at most n
 // records of p with ids above after. Adapter tests explain it.
+//
+// The statement names one way in: a Map's list in Resource id order, else
+// the box's index, else the update time's index, else the key in id
+// order. Each index is reached by its own key expression (keys.go), so no
+// other can be taken; the other options filter what it reads.
 func (s *Store) ListQuery(p cms.ListParams, after string, n int) (string, []any) {
 	if after == "" {
 		after = p.After
 	}
-	table := "records"
-	where := []string{"account = ?", "kind = ?"}
-	args := []any{p.Account, string(p.Kind)}
+	from, order := "records", "id"
+	var where []string
+	var args []any
+	switch {
+	case p.MapID != "":
+		// The Map's list drives: the records are looked up by key, one
+		// entry at a time in the list's key order, until the page is full
+		// (on SQLite CROSS JOIN fixes the order of the loops, on
+		// PostgreSQL a LATERAL sub-select).
+		if s.opts.KeyLookups {
+			from = "assignments CROSS JOIN LATERAL (SELECT * FROM records WHERE records.account = assignments.account " +
+				"AND records.kind = ? AND records.id = assignments.resource_id OFFSET 0) AS records"
+			where = []string{"assignments.account = ?", "assignments.map_id = ?"}
+		} else {
+			from = "assignments CROSS JOIN records"
+			where = []string{"records.kind = ?", "records.account = assignments.account", "records.id = assignments.resource_id",
+				"assignments.account = ?", "assignments.map_id = ?"}
+		}
+		args, order = []any{string(p.Kind), p.Account, p.MapID}, "assignments.resource_id"
+		if after != "" {
+			where = append(where, "assignments.resource_id > ?")
+			args = append(args, after)
+		}
+	case p.BBox != nil:
+		from = s.indexed("records", "records_geo")
+		where, args = []string{geoKey + " = ?"}, []any{geoKeyOf(p.Account, string(p.Kind))}
+	case !p.UpdatedSince.IsZero():
+		where, args = []string{updatedKey + " = ?"}, []any{keyOf(p.Account, string(p.Kind))}
+	default:
+		where, args = []string{"account = ?", "kind = ?"}, []any{p.Account, string(p.Kind)}
+	}
+	if after != "" && p.MapID == "" {
+		where = append(where, "id > ?")
+		args = append(args, after)
+	}
 	switch p.Published {
 	case cms.PublishedOnly:
 		where = append(where, "published = ?")
@@ -173,16 +214,11 @@ func (s *Store) ListQuery(p cms.ListParams, after string, n int) (string, []any)
 		where = append(where, "published = ?")
 		args = append(args, false)
 	}
-	if after != "" {
-		where = append(where, "id > ?")
-		args = append(args, after)
-	}
 	if !p.UpdatedSince.IsZero() {
 		where = append(where, "updated_at >= ?")
 		args = append(args, micros(p.UpdatedSince))
 	}
 	if b := p.BBox; b != nil {
-		table = s.indexed("records", "records_geo")
 		where = append(where, "lat >= ? AND lat <= ?")
 		args = append(args, b.MinLat, b.MaxLat)
 		if b.MinLon <= b.MaxLon {
@@ -192,30 +228,30 @@ func (s *Store) ListQuery(p cms.ListParams, after string, n int) (string, []any)
 		}
 		args = append(args, b.MinLon, b.MaxLon)
 	}
-	if p.MapID != "" {
-		where = append(where, "id IN (SELECT resource_id FROM assignments WHERE account = ? AND map_id = ?)")
-		args = append(args, p.Account, p.MapID)
-	}
 	args = append(args, n)
-	return s.selectRecords(p.Kind, table) + " WHERE " + strings.Join(where, " AND ") +
-		" ORDER BY id LIMIT ?", args
+	return s.selectRecords(p.Kind, from) + " WHERE " + strings.Join(where, " AND ") +
+		" ORDER BY " + order + " LIMIT ?", args
 }
 
-// selectRecords is "SELECT ... FROM table" of records of kind, with the
-// assignment lists of Resources and Maps in the same statement.
+// selectRecords is "SELECT ... FROM table" of records of kind.
 func (s *Store) selectRecords(kind cms.Kind, table string) string {
+	return "SELECT " + s.recordSelection(kind) + " FROM " + table
+}
+
+// recordSelection is what a statement reads of records of kind: the
+// columns, and the assignment lists of Resources and Maps in the same
+// statement.
+func (s *Store) recordSelection(kind cms.Kind) string {
 	sd := resourceSide
 	switch kind {
 	case cms.KindResource:
 	case cms.KindMap:
 		sd = mapSide
 	default:
-		return "SELECT " + recordColumns + " FROM " + table
+		return recordsColumns
 	}
-	assignments := s.assignmentsBy(sd.owner)
-	return "SELECT " + recordColumns + ", (SELECT " + s.opts.PairsJSON(sd.other, "role", sd.ownerPos) +
-		" FROM " + assignments + " WHERE assignments.account = records.account AND assignments." + sd.owner +
-		" = records.id) AS assigned FROM " + table
+	return recordsColumns + ", (SELECT " + s.opts.PairsJSON(sd.other, "role", sd.ownerPos) +
+		" FROM " + s.assignmentsBy(sd.owner) + " WHERE " + sd.ownerKey + " = records.account || '/' || records.id) AS assigned"
 }
 
 // entries decodes rows and fills the assignment lists of Resources and Maps.
@@ -270,7 +306,8 @@ func (s *Store) DeleteRecord(ctx context.Context, account string, kind cms.Kind,
 		if n == 0 {
 			return notFound(kind.Title() + " " + id)
 		}
-		if _, err := s.exec(ctx, "DELETE FROM "+s.indexed("aliases", "aliases_record")+" WHERE account = ? AND kind = ? AND record_id = ?", account, string(kind), id); err != nil {
+		if _, err := s.exec(ctx, "DELETE FROM "+s.indexed("aliases", "aliases_record")+" WHERE "+aliasRecordKey+" = ? AND record_id = ?",
+			keyOf(account, string(kind)), id); err != nil {
 			return err
 		}
 		if _, err := s.exec(ctx, "DELETE FROM refs WHERE account = ? AND from_kind = ? AND from_id = ?", account, string(kind), id); err != nil {
@@ -278,7 +315,7 @@ func (s *Store) DeleteRecord(ctx context.Context, account string, kind cms.Kind,
 		}
 		switch kind {
 		case cms.KindResource:
-			_, err = s.exec(ctx, "DELETE FROM "+s.assignmentsBy("resource_id")+" WHERE account = ? AND resource_id = ?", account, id)
+			_, err = s.exec(ctx, "DELETE FROM "+s.assignmentsBy("resource_id")+" WHERE "+resourceKey+" = ?", keyOf(account, id))
 		case cms.KindMap:
 			_, err = s.exec(ctx, "DELETE FROM assignments WHERE account = ? AND map_id = ?", account, id)
 		}
@@ -306,15 +343,6 @@ func (s *Store) CountAccess(ctx context.Context, account string, kind cms.Kind, 
 	return err
 }
 
-// Analyze implements cms.Store.
-func (s *Store) Analyze(ctx context.Context) error {
-	if s.opts.Analyze == "" {
-		return nil
-	}
-	_, err := s.exec(ctx, s.opts.Analyze)
-	return err
-}
-
 // ExistingIDs implements cms.Store.
 func (s *Store) ExistingIDs(ctx context.Context, account string, kind cms.Kind, ids []string) ([]string, error) {
 	ids = dedupe(ids)
@@ -322,8 +350,8 @@ func (s *Store) ExistingIDs(ctx context.Context, account string, kind cms.Kind, 
 	if len(ids) == 0 {
 		return found, nil
 	}
-	err := s.scan(ctx, s.read, &found, "SELECT id FROM records WHERE account = ? AND kind = ? AND id "+s.opts.InList,
-		account, string(kind), s.opts.List(ids))
+	query, args := s.selectByKeys("records.id", "records", "account = ? AND kind = ?", []any{account, string(kind)}, "id", ids)
+	err := s.scan(ctx, s.read, &found, query, args...)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -352,8 +380,8 @@ func (s *Store) Referrers(ctx context.Context, account string, kind cms.Kind, id
 	}
 	var rows []refRow
 	err := s.scan(ctx, s.read, &rows, "SELECT account, from_kind, from_id, field, to_kind, to_id, single FROM "+s.indexed("refs", "refs_to")+" "+
-		"WHERE account = ? AND to_id = ? AND to_kind "+s.opts.InList+" ORDER BY from_kind, from_id, field",
-		account, id, s.opts.List(kinds))
+		"WHERE "+refsToKey+" = ? AND to_kind "+s.opts.InList+" ORDER BY from_kind, from_id, field",
+		keyOf(account, id), s.opts.List(kinds))
 	if err != nil {
 		return nil, s.fail(err)
 	}

@@ -48,9 +48,12 @@ type Options struct {
 	// ListTable is the table expression of a list passed as one argument
 	// (List makes it), with one column named value.
 	ListTable string
-	// Analyze, when set, is the statement that refreshes the planner's
-	// statistics of the record tables (PostgreSQL); empty: nothing to do.
-	Analyze string
+	// KeyLookups makes a statement on a list of keys look each key up on
+	// its own (a LATERAL sub-select a key, PostgreSQL). Without statistics
+	// PostgreSQL rates a key's (account, kind) prefix as one row and reads
+	// the whole kind, filtering by the list, rather than descend the key
+	// once a value; SQLite searches each value of an IN list by itself.
+	KeyLookups bool
 	// KeyLock, when set, is run with the record's key before GetRecord
 	// inside a transaction, to hold ids that have no row yet
 	// (PostgreSQL: a transaction-scoped advisory lock). SQLite needs none:

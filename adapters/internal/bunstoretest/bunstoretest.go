@@ -145,9 +145,6 @@ func FillNumberedAliases(t *testing.T, s *bunstore.Store, n int) {
 	if err := s.PutRecords(ctx, entries); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Analyze(ctx); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := s.Write().ExecContext(ctx, "ANALYZE"); err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +239,8 @@ func RunOperations(t *testing.T, s cms.Store) {
 		{MapID: "m03", Limit: 50, Published: cms.PublishedAny},
 		{After: "r01000", Limit: 50},
 		{BBox: &cms.BBox{MinLon: 9, MinLat: 45, MaxLon: 10, MaxLat: 46}, Limit: 50},
-		{UpdatedSince: time.Now().Add(-time.Hour), Limit: 50},
+		// About a hundred of the fill's Resources, one updated a second.
+		{UpdatedSince: time.Now().Add(-100 * time.Second), Limit: 50},
 	} {
 		seq, err := svc.Read(ctx, cms.KindResource, p)
 		if err != nil {

@@ -1,0 +1,77 @@
+package bunstore
+
+// The leading expressions of the record tables' secondary indexes
+// (migration 14). Each secondary index leads with an expression of its own
+// instead of columns its key shares with the primary key, so that a
+// PostgreSQL planner without statistics, which rates every index whose
+// leading columns a statement constrains as one row, has one index to
+// choose: a statement meant for a secondary index spells its expression
+// (with the value from the matching function below), and a key look-up
+// can use none but the key. Ids never hold the separators.
+const (
+	updatedKey     = "account || '/' || kind"                // records_updated
+	geoKey         = "account || '|' || kind"                // records_geo
+	aliasRecordKey = "account || '/' || kind"                // aliases_record
+	aliasNumberKey = "account || '/' || kind || '/' || lang" // aliases_number
+	refsToKey      = "account || '/' || to_id"               // refs_to
+)
+
+// keyOf is the value of a '/'-joined key expression.
+func keyOf(parts ...string) string {
+	n := len(parts) - 1
+	for _, p := range parts {
+		n += len(p)
+	}
+	b := make([]byte, 0, n)
+	for i, p := range parts {
+		if i > 0 {
+			b = append(b, '/')
+		}
+		b = append(b, p...)
+	}
+	return string(b)
+}
+
+// geoKeyOf is the value of geoKey.
+func geoKeyOf(account, kind string) string { return account + "|" + kind }
+
+// selectByKeys is "SELECT cols FROM table WHERE where AND col IN keys",
+// with the arguments: where's args, then the keys. With KeyLookups the
+// keys drive, each a look-up of table's index on where and col; cols may
+// name table's columns as table.column either way.
+func (s *Store) selectByKeys(cols, table, where string, args []any, col string, keys []string) (string, []any) {
+	if !s.opts.KeyLookups {
+		return "SELECT " + cols + " FROM " + table + " WHERE " + where + " AND " + col + " " + s.opts.InList,
+			append(args, s.opts.List(keys))
+	}
+	return "SELECT " + cols + " FROM " + lateralKeys(table, where, col), append([]any{s.opts.List(keys)}, args...)
+}
+
+// deleteByKeys is "DELETE FROM table WHERE where AND col IN keys", shaped
+// as selectByKeys, through index where statements name one: with
+// KeyLookups the rows are found a key at a time and deleted by their row
+// ids.
+func (s *Store) deleteByKeys(table, index, where string, args []any, col string, keys []string) (string, []any) {
+	if len(keys) == 1 || !s.opts.KeyLookups {
+		from := table
+		if index != "" {
+			from = s.indexed(table, index)
+		}
+		if len(keys) == 1 { // a single upsert's: a key look-up, not a list to unpack
+			return "DELETE FROM " + from + " WHERE " + where + " AND " + col + " = ?", append(args, keys[0])
+		}
+		return "DELETE FROM " + from + " WHERE " + where + " AND " + col + " " + s.opts.InList,
+			append(args, s.opts.List(keys))
+	}
+	return "DELETE FROM " + table + " WHERE ctid = ANY(ARRAY(SELECT " + table + ".ctid FROM " +
+		lateralKeys(table, where, col) + "))", append([]any{s.opts.List(keys)}, args...)
+}
+
+// lateralKeys is the FROM clause of rows of table matching where and one
+// of the keys of the first argument, looked up a key at a time: OFFSET 0
+// keeps PostgreSQL from flattening the sub-select into a join it could
+// run the other way round.
+func lateralKeys(table, where, col string) string {
+	return "unnest(CAST(? AS text[])) AS wanted(wanted_key) CROSS JOIN LATERAL (SELECT ctid, * FROM " + table +
+		" WHERE " + where + " AND " + col + " = wanted_key OFFSET 0) AS " + table
+}
