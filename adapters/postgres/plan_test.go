@@ -3,6 +3,7 @@ package postgres
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -46,6 +47,12 @@ func TestStatementsUseIndexes(t *testing.T) {
 			plan := explain(t, s, query, args)
 			if bad := badPlanLine(plan); bad != "" {
 				t.Errorf("%s: %q\n%s\nplan:\n%s", state, bad, query, plan)
+			}
+			// What a prepared statement may run after its fifth
+			// execution: a plan for any value of the arguments.
+			plan = explainGeneric(t, s, query, args)
+			if bad := badPlanLine(plan); bad != "" {
+				t.Errorf("%s, generic plan: %q\n%s\nplan:\n%s", state, bad, query, plan)
 			}
 		}
 		if checked < 20 {
@@ -97,6 +104,55 @@ func explain(tb testing.TB, s *Store, query string, args []any) string {
 		tb.Fatalf("%s: %v", query, err)
 	}
 	return strings.Join(plan, "\n")
+}
+
+// explainGeneric is PostgreSQL's generic plan of query, the plan a
+// prepared statement (the adapter's statements are prepared) may keep for
+// every value of its arguments.
+func explainGeneric(tb testing.TB, s *Store, query string, args []any) string {
+	tb.Helper()
+	ctx := tb.Context()
+	conn, err := s.Write().Conn(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer conn.Close()
+	numbered, n := numberedParams(query)
+	if _, err := conn.ExecContext(ctx, "SET plan_cache_mode = force_generic_plan"); err != nil {
+		tb.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, "RESET plan_cache_mode")
+	if _, err := conn.ExecContext(ctx, "PREPARE generic AS "+numbered); err != nil {
+		tb.Fatalf("%s: %v", query, err)
+	}
+	defer conn.ExecContext(ctx, "DEALLOCATE generic")
+	args = slices.Clone(args)
+	for i, a := range args {
+		if list, ok := a.([]string); ok {
+			args[i] = pgdialect.Array(list)
+		}
+	}
+	var plan []string
+	if err := conn.NewRaw("EXPLAIN EXECUTE generic("+strings.TrimSuffix(strings.Repeat("?, ", n), ", ")+")", args...).Scan(ctx, &plan); err != nil {
+		tb.Fatalf("%s: %v", query, err)
+	}
+	return strings.Join(plan, "\n")
+}
+
+// numberedParams is query with its ? placeholders numbered ($1, $2, ...)
+// as the adapter sends it, and their count.
+func numberedParams(query string) (string, int) {
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String(), n
 }
 
 // noAutovacuum keeps autovacuum from analyzing the record tables, so a
