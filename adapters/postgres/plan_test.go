@@ -76,6 +76,8 @@ func badPlanLine(plan string) string {
 	for line := range strings.SplitSeq(plan, "\n") {
 		trimmed := strings.TrimLeft(line, " ->")
 		switch {
+		case strings.HasPrefix(trimmed, "Seq Scan on batches "):
+			return trimmed // every batch ever kept, to find the unfinished
 		case recordTable.MatchString(trimmed):
 			if strings.HasPrefix(trimmed, "Seq Scan") {
 				return trimmed

@@ -83,9 +83,13 @@ func (s *Store) ClaimBatch(ctx context.Context, owner string, now, leaseUntil ti
 	args := []any{owner, micros(leaseUntil), string(cms.BatchWaiting), micros(now), string(cms.BatchProcessing)}
 	var where string
 	if s.opts.Features.ConcurrentBatchClaims {
-		where = "WHERE id = (SELECT id FROM batches WHERE status = ? OR (status = ? AND lease_until < ?) " +
-			"ORDER BY requested_at, id LIMIT 1 " + s.opts.ClaimLock + ") "
-		args = append(args, string(cms.BatchWaiting), string(cms.BatchProcessing), micros(now))
+		// Unfinished batches only, through the index on status: an OR of
+		// the two states, or states passed as arguments (a prepared
+		// statement's generic plan cannot tell how many rows they hold),
+		// would read the whole history of batches.
+		where = "WHERE id = (SELECT id FROM batches WHERE status IN ('" + string(cms.BatchWaiting) + "', '" + string(cms.BatchProcessing) +
+			"') AND (status = '" + string(cms.BatchWaiting) + "' OR lease_until < ?) ORDER BY requested_at, id LIMIT 1 " + s.opts.ClaimLock + ") "
+		args = append(args, micros(now))
 	} else {
 		where = "WHERE id = (SELECT id FROM batches WHERE status IN (?, ?) ORDER BY requested_at, id LIMIT 1) " +
 			"AND (status = ? OR lease_until < ?) "

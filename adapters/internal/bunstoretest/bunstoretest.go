@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -153,8 +154,9 @@ func FillNumberedAliases(t *testing.T, s *bunstore.Store, n int) {
 // FillAssigned stores n Resources of account "a" (r00000, r00001, ...),
 // nine in ten published, each naming the next as a POI, updated a second
 // apart until now, and each assigned to two of 20 Maps (m00 ... m19) from
-// the Resource's side, with the Maps, in a few statements: a database of a
-// real shape for a query plan. Statistics are left as they are.
+// the Resource's side, with the Maps, in a few statements, beside 2,000
+// finished batches: a database of a real shape for a query plan.
+// Statistics are left as they are.
 func FillAssigned(t *testing.T, s *bunstore.Store, n int) {
 	t.Helper()
 	ctx := t.Context()
@@ -172,6 +174,21 @@ func FillAssigned(t *testing.T, s *bunstore.Store, n int) {
 				POIResourceIDs: cms.NullOf([]string{fmt.Sprintf("r%05d", (i+1)%n)})}})
 		lists = append(lists, cms.AssignmentList{Owner: id, Role: cms.RolePrimary,
 			IDs: []string{fmt.Sprintf("m%02d", i%20), fmt.Sprintf("m%02d", (i+7)%20)}})
+	}
+	// The queue keeps finished batches for a while: 2,000 of them.
+	var batches strings.Builder
+	var batchArgs []any
+	batches.WriteString("INSERT INTO batches (id, account, kind, payload, count, status, requested_at, status_at) VALUES ")
+	for i := range 2000 {
+		if i > 0 {
+			batches.WriteString(", ")
+		}
+		batches.WriteString("(?, ?, ?, ?, ?, ?, ?, ?)")
+		at := now.Add(-time.Duration(2000-i) * time.Minute).UnixMicro()
+		batchArgs = append(batchArgs, fmt.Sprintf("old-%04d", i), "a", string(cms.KindResource), []byte{}, 1, string(cms.BatchDone), at, at)
+	}
+	if _, err := s.Write().NewRaw(batches.String(), batchArgs...).Exec(ctx); err != nil {
+		t.Fatal(err)
 	}
 	err := s.WithTx(ctx, func(tx cms.Store) error {
 		if err := tx.PutRecords(ctx, maps); err != nil {
