@@ -24,11 +24,6 @@ var (
 		ownerKey: resourceKey, otherKey: mapKey}
 )
 
-const (
-	mapKey      = "account || '/' || map_id"      // assignments_map_pos
-	resourceKey = "account || '/' || resource_id" // assignments_resource
-)
-
 // SetMapResources implements cms.Store.
 func (s *Store) SetMapResources(ctx context.Context, account, mapID string, role cms.Role, resourceIDs []string) error {
 	return s.setSide(ctx, account, mapSide, mapID, role, resourceIDs)

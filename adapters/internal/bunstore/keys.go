@@ -1,5 +1,7 @@
 package bunstore
 
+import "strings"
+
 // The leading expressions of the record tables' secondary indexes
 // (migration 14). Each secondary index leads with an expression of its own
 // instead of columns its key shares with the primary key, so that a
@@ -14,23 +16,12 @@ const (
 	aliasRecordKey = "account || '/' || kind"                // aliases_record
 	aliasNumberKey = "account || '/' || kind || '/' || lang" // aliases_number
 	refsToKey      = "account || '/' || to_id"               // refs_to
+	mapKey         = "account || '/' || map_id"              // assignments_map_pos
+	resourceKey    = "account || '/' || resource_id"         // assignments_resource
 )
 
 // keyOf is the value of a '/'-joined key expression.
-func keyOf(parts ...string) string {
-	n := len(parts) - 1
-	for _, p := range parts {
-		n += len(p)
-	}
-	b := make([]byte, 0, n)
-	for i, p := range parts {
-		if i > 0 {
-			b = append(b, '/')
-		}
-		b = append(b, p...)
-	}
-	return string(b)
-}
+func keyOf(parts ...string) string { return strings.Join(parts, "/") }
 
 // geoKeyOf is the value of geoKey.
 func geoKeyOf(account, kind string) string { return account + "|" + kind }
