@@ -44,10 +44,14 @@ func (s *Service) Clone(ctx context.Context, kind Kind, id, mapID string) (Clone
 			return err
 		}
 		if mapID != "" {
-			if _, err := tx.GetRecord(ctx, p.Account, KindMap, mapID); ErrorCode(err) == CodeNotFound {
-				return notCloned
-			} else if err != nil {
+			// Whether it exists, not the Map: its lists may hold thousands.
+			// The account's lock keeps it from going before the commit.
+			found, err := tx.ExistingIDs(ctx, p.Account, KindMap, []string{mapID})
+			if err != nil {
 				return err
+			}
+			if len(found) == 0 {
+				return notCloned
 			}
 		}
 		newID, err := s.copyID(ctx, tx, p.Account, kind, id)

@@ -198,6 +198,8 @@ func (s *Store) ListQuery(p cms.ListParams, after string, n int) (string, []any)
 		from = s.indexed("records", "records_geo")
 		where, args = []string{geoKey + " = ?"}, []any{geoKeyOf(p.Account, string(p.Kind))}
 	case !p.UpdatedSince.IsZero():
+		// Named on SQLite: analyzed, it walks the key in id order instead.
+		from = s.indexed("records", "records_updated")
 		where, args = []string{updatedKey + " = ?"}, []any{keyOf(p.Account, string(p.Kind))}
 	default:
 		where, args = []string{"account = ?", "kind = ?"}, []any{p.Account, string(p.Kind)}
