@@ -34,8 +34,13 @@ func (r batchResult) problem() string {
 // submitAndWait POSTs a batch body of Resources and polls its status every
 // poll until it is done or in error.
 func submitAndWait(ctx context.Context, c *client, body []byte, poll time.Duration) batchResult {
+	return submitKindAndWait(ctx, c, "resource", body, poll)
+}
+
+// submitKindAndWait is submitAndWait for a batch of records of kind.
+func submitKindAndWait(ctx context.Context, c *client, kind string, body []byte, poll time.Duration) batchResult {
 	r := batchResult{bytes: len(body), start: time.Now()}
-	status, answer, err := c.do(ctx, "POST", "/resource/batch", body)
+	status, answer, err := c.do(ctx, "POST", "/"+kind+"/batch", body)
 	r.submit = time.Since(r.start)
 	if err != nil {
 		r.err = err
@@ -59,7 +64,7 @@ func submitAndWait(ctx context.Context, c *client, body []byte, poll time.Durati
 			return r
 		case <-tick.C:
 		}
-		status, answer, err := c.do(ctx, "GET", "/resource/batch/"+receipt.BatchID, nil)
+		status, answer, err := c.do(ctx, "GET", "/"+kind+"/batch/"+receipt.BatchID, nil)
 		if err != nil {
 			r.err = err
 			return r

@@ -250,3 +250,38 @@ func TestOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestScale fills a small scale set, runs every operation with every
+// answer as expected, leaves the set as it found it, and a second run with
+// the same prefix finds the set instead of filling it again.
+func TestScale(t *testing.T) {
+	t.Parallel()
+	base := startServer(t)
+	ops := []string{"read-one", "read-50", "map-page", "bbox-page", "updated-page", "map-read",
+		"create-into-map", "update", "clone", "delete"}
+	for round, want := range []string{`scale: filled 400 Resources on 20 Maps, 10 Landings and 10 Proposals`,
+		`scale: 400 Resources with prefix ts- found, not filled again`} {
+		var out strings.Builder
+		err := run(t.Context(), options{URL: base, User: "loader", Password: testPassword, Scenario: "scale",
+			Records: 400, Others: 10, Duration: 100 * time.Millisecond, Prefix: "ts"}, &out)
+		if err != nil {
+			t.Fatalf("round %d: %v\n%s", round, err, out.String())
+		}
+		t.Log(out.String())
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("round %d: no %q", round, want)
+		}
+		for _, op := range ops {
+			if n := figure(t, out.String(), `scale: `+op+`: +(\d+) requests in .*, 0 failed\n`); n == 0 {
+				t.Errorf("round %d: %s: no requests", round, op)
+			}
+		}
+		got := stored(t, base, "ts")
+		if len(got) != 400 {
+			t.Errorf("round %d: %d Resources stored, want the set's 400", round, len(got))
+		}
+		if title := got["ts-r000399"]; !strings.HasPrefix(title, "Scale resource ts-r000399, revised ") {
+			t.Errorf("round %d: last Resource titled %q, want it revised", round, title)
+		}
+	}
+}

@@ -5,6 +5,7 @@
 //	go run ./loadgen -password SECRET -scenario upsert -clients 4 -duration 30s
 //	go run ./loadgen -password SECRET -scenario read -records 5000
 //	go run ./loadgen -password SECRET -scenario batch -size 10000 -record full -pid 12345
+//	go run ./loadgen -password SECRET -scenario scale -records 100000 -duration 5s
 package main
 
 import (
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/bwcms/cms/cms"
+	"github.com/bwcms/cms/internal/scale"
 )
 
 // options configure one run. A zero field takes the default its comment
@@ -32,7 +34,7 @@ type options struct {
 	User string
 	// Password is the user's. No default: the flag, else CMS_LOAD_PASSWORD.
 	Password string
-	// Scenario is upsert, read or batch. Default upsert.
+	// Scenario is upsert, read, batch or scale. Default upsert.
 	Scenario string
 	// Clients is the number of concurrent clients. Default 2.
 	Clients int
@@ -41,13 +43,19 @@ type options struct {
 	// Record is small or full. Default small.
 	Record string
 	// Prefix starts every id the run writes (1 to 40 characters of
-	// A-Z a-z 0-9 . _ ~ : @ -). Default lg-<current time in base 36>.
+	// A-Z a-z 0-9 . _ ~ : @ -). Default lg-<current time in base 36>;
+	// for scale lg-scale<Records>, so that a run finds the set an earlier
+	// one stored.
 	Prefix string
 	// Langs are the account's languages, default first (en,it,de). Default:
 	// those of the login token, that is of the user's account.
 	Langs string
-	// Records is how many records the read scenario creates. Default 1000.
+	// Records is how many records the read scenario creates, and how many
+	// Resources the scale scenario's set holds. Default 1000.
 	Records int
+	// Others is how many Landings, and how many Proposals, the scale
+	// scenario's set holds. Default 1000.
+	Others int
 	// Batches is how many batches the batch scenario submits. Default 1.
 	Batches int
 	// Size is the number of records of each batch. Default 10000.
@@ -74,6 +82,12 @@ func (o options) withDefaults() (options, error) {
 	def(&o.User, "admin")
 	def(&o.Scenario, "upsert")
 	def(&o.Record, "small")
+	if o.Records == 0 {
+		o.Records = 1000
+	}
+	if o.Scenario == "scale" {
+		def(&o.Prefix, "lg-scale"+strconv.Itoa(o.Records))
+	}
 	def(&o.Prefix, "lg-"+strconv.FormatInt(time.Now().UnixMilli(), 36))
 	if o.Clients == 0 {
 		o.Clients = 2
@@ -81,8 +95,8 @@ func (o options) withDefaults() (options, error) {
 	if o.Duration == 0 {
 		o.Duration = 10 * time.Second
 	}
-	if o.Records == 0 {
-		o.Records = 1000
+	if o.Others == 0 {
+		o.Others = 1000
 	}
 	if o.Batches == 0 {
 		o.Batches = 1
@@ -95,14 +109,16 @@ func (o options) withDefaults() (options, error) {
 	}
 	o.URL = strings.TrimRight(o.URL, "/")
 	switch {
-	case o.Scenario != "upsert" && o.Scenario != "read" && o.Scenario != "batch":
-		return o, fmt.Errorf("-scenario %q: want upsert, read or batch", o.Scenario)
+	case o.Scenario != "upsert" && o.Scenario != "read" && o.Scenario != "batch" && o.Scenario != "scale":
+		return o, fmt.Errorf("-scenario %q: want upsert, read, batch or scale", o.Scenario)
 	case o.Record != "small" && o.Record != "full":
 		return o, fmt.Errorf("-record %q: want small or full", o.Record)
 	case o.Password == "":
 		return o, errors.New("no password: give -password or CMS_LOAD_PASSWORD")
-	case o.Clients < 0 || o.Records < 0 || o.Batches < 0 || o.Size < 0 || o.Duration < 0 || o.PID < 0:
-		return o, errors.New("-clients, -records, -batches, -size, -duration and -pid must not be negative")
+	case o.Clients < 0 || o.Records < 0 || o.Others < 0 || o.Batches < 0 || o.Size < 0 || o.Duration < 0 || o.PID < 0:
+		return o, errors.New("-clients, -records, -others, -batches, -size, -duration and -pid must not be negative")
+	case o.Scenario == "scale" && o.Records < scale.Named:
+		return o, fmt.Errorf("-records %d: the scale scenario needs at least %d", o.Records, scale.Named)
 	case !validPrefix(o.Prefix):
 		return o, fmt.Errorf("-prefix %q: want 1 to %d characters of A-Z a-z 0-9 . _ ~ : @ - not starting with .", o.Prefix, maxPrefix)
 	}
@@ -122,13 +138,14 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&o.URL, "url", "http://127.0.0.1:8080", "server base URL")
 	fs.StringVar(&o.User, "user", "admin", "user to log in as")
 	fs.StringVar(&o.Password, "password", getenv("CMS_LOAD_PASSWORD"), "password (default $CMS_LOAD_PASSWORD)")
-	fs.StringVar(&o.Scenario, "scenario", "upsert", "upsert, read or batch")
+	fs.StringVar(&o.Scenario, "scenario", "upsert", "upsert, read, batch or scale")
 	fs.IntVar(&o.Clients, "clients", 2, "concurrent clients")
-	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "how long upsert and read run")
+	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "how long upsert and read run, and each operation of scale")
 	fs.StringVar(&o.Record, "record", "small", "small or full records")
-	fs.StringVar(&o.Prefix, "prefix", "", "id prefix (default lg-<time>, so runs do not collide)")
+	fs.StringVar(&o.Prefix, "prefix", "", "id prefix (default lg-<time>, so runs do not collide; scale: lg-scale<records>, so runs share the set)")
 	fs.StringVar(&o.Langs, "langs", "", "the account's languages, default first, e.g. en,it,de (default: from the login token)")
-	fs.IntVar(&o.Records, "records", 1000, "records the read scenario creates first")
+	fs.IntVar(&o.Records, "records", 1000, "records the read scenario creates first; Resources of the scale scenario's set")
+	fs.IntVar(&o.Others, "others", 1000, "Landings, and Proposals, of the scale scenario's set")
 	fs.IntVar(&o.Batches, "batches", 1, "batches the batch scenario submits")
 	fs.IntVar(&o.Size, "size", 10000, "records per batch")
 	fs.IntVar(&o.PID, "pid", 0, "server process id: report its RSS before and its peak RSS (VmHWM) after")
@@ -139,8 +156,8 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if o.Clients == 0 || o.Batches == 0 || o.Size == 0 || o.Records == 0 || o.Duration == 0 {
-		return o, errors.New("-clients, -batches, -size, -records and -duration must be above zero")
+	if o.Clients == 0 || o.Batches == 0 || o.Size == 0 || o.Records == 0 || o.Others == 0 || o.Duration == 0 {
+		return o, errors.New("-clients, -batches, -size, -records, -others and -duration must be above zero")
 	}
 	return o, nil
 }
@@ -188,9 +205,13 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	shape := o.Record
+	if o.Scenario == "scale" {
+		shape = "typical" // the set's own: cms.Example in the default language
+	}
 	fmt.Fprintf(stdout, "loadgen: %s, %s as %s, langs %s, %s records, %d clients, prefix %s\n",
-		o.Scenario, o.URL, o.User, langs, o.Record, o.Clients, o.Prefix)
-	if o.Record == "full" {
+		o.Scenario, o.URL, o.User, langs, shape, o.Clients, o.Prefix)
+	if o.Record == "full" && o.Scenario != "scale" {
 		n, err := prepareFull(ctx, c, recs, o.Prefix+"-probe")
 		if err != nil {
 			return err
@@ -205,6 +226,8 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 		err = read(ctx, c, recs, o, stdout)
 	case "batch":
 		err = batches(ctx, c, recs, o, stdout)
+	case "scale":
+		err = scaleScenario(ctx, c, langs.Default, o, stdout)
 	}
 	if o.PID > 0 {
 		after, merr := readMemory(o.PID)

@@ -1,0 +1,292 @@
+package transport
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bwcms/cms/cms"
+	"github.com/bwcms/cms/internal/scale"
+)
+
+// BenchmarkScale runs each record operation through the handler on a
+// database of 1,000 Resources and on one of 100,000, to show that its cost
+// does not grow with the data: sub-benchmarks <db>/records=<N>/<op>, to be
+// compared op by op (benchstat, or the ratio of the two sizes measured in
+// one run). Each database holds N Resources of the typical 2.9 KB shape
+// on 20 Maps (PRIMARY on one, SECONDARY on another: each Map's lists hold
+// N/10), 1,000 Landings and 1,000 Proposals, filled by batches of 10,000
+// before any timing (internal/scale describes the set). The reads answer
+// the same number of records at both sizes: a bbox of 100 Resources (the
+// box shrinks as the grid gets denser) and an updatedSince window holding
+// the 100 Resources revised a minute after the fill. Writes run at a clock
+// set back between the two, so they never enter the window.
+//
+// The 100,000 size fills for about a minute per database, so it runs only
+// when -bench names Scale (go test ./transport -run X -bench Scale
+// -benchtime 200x); a plain -bench . runs the 1,000 size alone.
+// CMS_BENCH_SCALE=N sets the large size (CMS_BENCH_SCALE=20000 for a
+// quicker look), and CMS_BENCH_SCALE_ANALYZE=1 refreshes the planner's
+// statistics (Store.Analyze, PostgreSQL) after the fill, which otherwise
+// holds those the batches took as they went.
+//
+// map-read reads a whole Map, whose lists hold N/10 Resources: it grows
+// with the data by design; its bytes/op say how much it answers.
+//
+// -count runs each op again on the same data, the writes going on where
+// they stopped (new ids, the next Resource to delete).
+func BenchmarkScale(b *testing.B) {
+	sizes, err := scaleSizes()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, st := range stores {
+		b.Run(st.name, func(b *testing.B) {
+			// Every size is filled first, then each op runs on one size
+			// after the other: the figures to compare are minutes apart at
+			// most, whatever else the machine runs meanwhile.
+			ops := make([][]scaleOp, len(sizes))
+			for i, n := range sizes {
+				ops[i] = newScaleFixture(b, st.open, n).ops()
+			}
+			for o := range ops[0] {
+				for i, n := range sizes {
+					b.Run(fmt.Sprintf("records=%d/%s", n, ops[i][o].name), ops[i][o].run)
+				}
+			}
+		})
+	}
+}
+
+// scaleSizes are the sizes BenchmarkScale runs: 1,000, and the large one
+// when -bench names Scale.
+func scaleSizes() ([]int, error) {
+	sizes := []int{1000}
+	if f := flag.Lookup("test.bench"); f == nil || !strings.Contains(f.Value.String(), "Scale") {
+		return sizes, nil
+	}
+	big := 100000
+	if v := os.Getenv("CMS_BENCH_SCALE"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 1000 {
+			return nil, fmt.Errorf("CMS_BENCH_SCALE=%q: want a number of Resources above 1000", v)
+		}
+		big = n
+	}
+	return append(sizes, big), nil
+}
+
+// scaleFixture is a filled database and what its operations need.
+type scaleFixture struct {
+	e   *env
+	tok string
+	set *scale.Set
+	n   int
+	// since is the updatedSince value of the touched Resources' window.
+	since string
+	rng   *rand.Rand
+	// Writes count on from one run of an op to the next (-count runs it
+	// again on the same data): new ids, and the next Resource to delete.
+	creates, updates, clones, deleted int
+}
+
+// scaleBatch is the most records a fill batch holds (the server's limit).
+const scaleBatch = 10000
+
+func newScaleFixture(b *testing.B, open func(testing.TB) cms.Store, n int) *scaleFixture {
+	start := time.Now()
+	e := newEnv(b, envOptions{store: open})
+	set, err := scale.New("", n, scale.Others, "en")
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := &scaleFixture{e: e, tok: e.token("admin"), set: set, n: n, rng: rand.New(rand.NewPCG(1, uint64(n)))}
+	f.batch(b, cms.KindMap, set.AppendMaps(nil))
+	var body []byte
+	for from := 0; from < n; from += scaleBatch {
+		body = set.AppendResources(body[:0], from, min(scaleBatch, n-from))
+		f.batch(b, cms.KindResource, body)
+	}
+	f.batch(b, cms.KindLanding, set.AppendLandings(nil, 0, set.Others()))
+	f.batch(b, cms.KindProposal, set.AppendProposals(nil, 0, set.Others()))
+	// The touch a minute later opens the updatedSince window; the writes
+	// run half a minute after the fill, before the window.
+	e.clock.Advance(time.Minute)
+	f.since = e.clock.Now().In(e.svc.Location()).Format("2006-01-02T15:04:05")
+	f.batch(b, cms.KindResource, set.AppendTouch(nil, "once"))
+	e.clock.Advance(-30 * time.Second)
+	if os.Getenv("CMS_BENCH_SCALE_ANALYZE") != "" {
+		if err := e.store.Analyze(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("filled %d Resources, %d Landings and Proposals in %s", n, set.Others(), time.Since(start).Round(time.Millisecond))
+	return f
+}
+
+// batch submits body as a batch of kind, applies it and checks it is done.
+func (f *scaleFixture) batch(b *testing.B, kind cms.Kind, body []byte) {
+	w := httptest.NewRecorder()
+	f.e.h.ServeHTTP(w, newRequest("POST", "/api/bw/v2/"+string(kind)+"/batch", string(body), f.tok))
+	var receipt struct{ BatchID string }
+	if w.Code != http.StatusCreated || json.Unmarshal(w.Body.Bytes(), &receipt) != nil {
+		b.Fatalf("%s batch: %d %.300s", kind, w.Code, w.Body)
+	}
+	if did, err := f.e.svc.ProcessBatch(b.Context(), "bench"); !did || err != nil {
+		b.Fatalf("%s batch: processed %v, %v", kind, did, err)
+	}
+	got, err := f.e.store.GetBatch(b.Context(), "acme", kind, receipt.BatchID)
+	if err != nil || got.Status != cms.BatchDone {
+		b.Fatalf("%s batch: %+v %v", kind, got, err)
+	}
+}
+
+// get reads path and returns the answer, failing unless 200.
+func (f *scaleFixture) get(b *testing.B, path string) []byte {
+	w := httptest.NewRecorder()
+	f.e.h.ServeHTTP(w, newRequest("GET", path, "", f.tok))
+	if w.Code != http.StatusOK {
+		b.Fatalf("GET %s: %d %.300s", path, w.Code, w.Body)
+	}
+	return w.Body.Bytes()
+}
+
+// expectCount fails unless path answers a list of want records.
+func (f *scaleFixture) expectCount(b *testing.B, path string, want int) {
+	var recs []json.RawMessage
+	if err := json.Unmarshal(f.get(b, path), &recs); err != nil || len(recs) != want {
+		b.Fatalf("GET %s: %d records, want %d (%v)", path, len(recs), want, err)
+	}
+}
+
+// randomIDs are k distinct ids of Resources among the first below.
+func (f *scaleFixture) randomIDs(k, below int) []string {
+	seen := make(map[int]bool, k)
+	ids := make([]string, 0, k)
+	for len(ids) < k {
+		if i := f.rng.IntN(below); !seen[i] {
+			seen[i] = true
+			ids = append(ids, f.set.ResourceID(i))
+		}
+	}
+	return ids
+}
+
+type scaleOp struct {
+	name string
+	run  func(*testing.B)
+}
+
+// ops are the measured operations, reads first: the writes change what
+// the reads would find (the update moves records out of the window, the
+// delete removes them). Updates, clones and creates take the first half of
+// the Resources, deletes the second half (Named ones aside, the Resources
+// only their successor names).
+func (f *scaleFixture) ops() []scaleOp {
+	const api = "/api/bw/v2/"
+	h, tok, set, n := f.e.h, f.tok, f.set, f.n
+	return []scaleOp{
+		{"read-one", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				serve(b, h, newRequest("GET", api+"resource/"+set.ResourceID(f.rng.IntN(n)), "", tok), http.StatusOK)
+			}
+		}},
+		{"read-50", func(b *testing.B) {
+			f.expectCount(b, api+"resource/"+scale.IDs(f.randomIDs(50, n)), 50)
+			b.ReportAllocs()
+			for b.Loop() {
+				serve(b, h, newRequest("GET", api+"resource/"+scale.IDs(f.randomIDs(50, n)), "", tok), http.StatusOK)
+			}
+		}},
+		{"map-page", func(b *testing.B) {
+			f.expectCount(b, api+"resource/mapId/"+set.MapID(3)+"/limit/50", 50)
+			b.ReportAllocs()
+			k := 0
+			for b.Loop() {
+				k++
+				serve(b, h, newRequest("GET", api+"resource/mapId/"+set.MapID(k)+"/limit/50", "", tok), http.StatusOK)
+			}
+		}},
+		{"bbox-page", func(b *testing.B) {
+			f.expectCount(b, api+"resource/bbox/"+set.Box(set.Boxes()/2), scale.BoxCells*scale.BoxCells)
+			b.ReportAllocs()
+			for b.Loop() {
+				serve(b, h, newRequest("GET", api+"resource/bbox/"+set.Box(f.rng.IntN(set.Boxes())), "", tok), http.StatusOK)
+			}
+		}},
+		{"updated-page", func(b *testing.B) {
+			path := api + "resource/updatedSince/" + f.since
+			f.expectCount(b, path, scale.Touched)
+			b.ReportAllocs()
+			for b.Loop() {
+				serve(b, h, newRequest("GET", path, "", tok), http.StatusOK)
+			}
+		}},
+		{"map-read", func(b *testing.B) {
+			var m struct{ ResourceIDs, SecondaryResourceIDs []string }
+			body := f.get(b, api+"map/"+set.MapID(0))
+			if err := json.Unmarshal(body, &m); err != nil || len(m.ResourceIDs) != n/20 || len(m.SecondaryResourceIDs) != n/20 {
+				b.Fatalf("map %s: %d and %d Resources, want %d each (%v)", set.MapID(0), len(m.ResourceIDs), len(m.SecondaryResourceIDs), n/20, err)
+			}
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			k := 0
+			for b.Loop() {
+				k++
+				serve(b, h, newRequest("GET", api+"map/"+set.MapID(k), "", tok), http.StatusOK)
+			}
+			b.ReportMetric(float64(n/10), "resources/map")
+		}},
+		{"create-into-map", func(b *testing.B) {
+			b.ReportAllocs()
+			var body []byte
+			for b.Loop() {
+				f.creates++
+				body = set.AppendNew(body[:0], set.NewID("c", f.creates), f.rng.IntN(n/2))
+				serve(b, h, newRequest("POST", api+"resource", string(body), tok), http.StatusCreated)
+			}
+		}},
+		{"update", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				f.updates++
+				body := fmt.Sprintf(`{"id":%q,"title":"Revised %d"}`, set.ResourceID(f.rng.IntN(n/2)), f.updates)
+				serve(b, h, newRequest("POST", api+"resource", body, tok), http.StatusAccepted)
+			}
+		}},
+		{"clone", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				f.clones++
+				path := api + "resource/clone/" + set.ResourceID(f.rng.IntN(n/2)) + "/map/" + set.MapID(f.clones)
+				serve(b, h, newRequest("POST", path, "", tok), http.StatusCreated)
+			}
+		}},
+		{"delete", func(b *testing.B) {
+			// Resources of the second half in id order: each sits in the
+			// middle of its Maps' lists and is named by the next one. A run
+			// longer than the pool stores the pool again, untimed.
+			from, to := max(n/2, scale.Named), n-scale.Touched
+			b.ReportAllocs()
+			for b.Loop() {
+				if from+f.deleted == to {
+					b.StopTimer()
+					f.batch(b, cms.KindResource, set.AppendResources(nil, from, to-from))
+					f.deleted = 0
+					b.StartTimer()
+				}
+				serve(b, h, newRequest("DELETE", api+"resource/"+set.ResourceID(from+f.deleted), "", tok), http.StatusAccepted)
+				f.deleted++
+			}
+		}},
+	}
+}
