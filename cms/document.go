@@ -92,13 +92,24 @@ func (d *docScanner) object(oc *objectCodec, v reflect.Value) bool {
 	if d.consume('}') {
 		return true
 	}
+	// The codec writes the members in oc.out's order: the one after the
+	// last is tried before the look-up by name.
+	next := 0
 	for {
 		name, ok := d.name()
 		if !ok || !d.consume(':') {
 			return false
 		}
-		b, known := oc.names[name]
-		if !known || !d.value(b, v.Field(b.field.index)) {
+		var b *binding
+		if next < len(oc.out) && oc.out[next].wire == name {
+			b = &oc.out[next]
+			next++
+		} else if known, ok := oc.names[name]; ok {
+			b = &known
+		} else {
+			return false
+		}
+		if !d.value(b, v.Field(b.field.index)) {
 			return false
 		}
 		if d.consume('}') {
@@ -111,7 +122,8 @@ func (d *docScanner) object(oc *objectCodec, v reflect.Value) bool {
 }
 
 // name reads a member name without escapes (every name the codec writes):
-// a substring of the document.
+// a substring of the document. Whether it is valid text is left to the
+// caller: a field's name is valid when it is known.
 func (d *docScanner) name() (string, bool) {
 	if !d.consume('"') {
 		return "", false
@@ -121,7 +133,7 @@ func (d *docScanner) name() (string, bool) {
 		switch c := d.s[d.i]; {
 		case c == '"':
 			d.i++
-			return d.s[start : d.i-1], validText(d.s[start : d.i-1])
+			return d.s[start : d.i-1], true
 		case c == '\\':
 			return "", false
 		}
@@ -280,24 +292,30 @@ func digits(s string, i int) int {
 
 // value reads one member value into field fv, as decodeState.value does
 // for a trusted document.
-func (d *docScanner) value(b binding, fv reflect.Value) bool {
+func (d *docScanner) value(b *binding, fv reflect.Value) bool {
+	if next := d.peek(); b.langMap && next != 'n' {
+		return next == '{' && d.langObject(b, fv)
+	}
+	return d.plain(b, b.lang, fv)
+}
+
+// plain reads a value that is not a language map into fv, in language
+// lang.
+func (d *docScanner) plain(b *binding, lang string, fv reflect.Value) bool {
 	f := b.field
 	next := d.peek()
 	if next == 'n' {
 		if !d.literal("null") || !f.nullable {
 			return false
 		}
-		setNull(fv, b.lang)
+		setNull(fv, lang)
 		return true
-	}
-	if b.langMap {
-		return next == '{' && d.langObject(b, fv)
 	}
 	switch f.typ {
 	case typeString:
 		s, ok := d.str()
 		if ok {
-			setString(fv, b.lang, s)
+			setString(fv, lang, s)
 		}
 		return ok
 	case typeBool:
@@ -339,19 +357,14 @@ func (d *docScanner) value(b binding, fv reflect.Value) bool {
 }
 
 // langObject reads a language map: an object from language code to value.
-func (d *docScanner) langObject(b binding, fv reflect.Value) bool {
+func (d *docScanner) langObject(b *binding, fv reflect.Value) bool {
 	d.i++ // '{'
 	if d.consume('}') {
 		return true
 	}
 	for {
 		code, ok := d.name()
-		if !ok || !d.consume(':') {
-			return false
-		}
-		inner := b
-		inner.langMap, inner.lang, inner.inLangMap = false, code, true
-		if !d.value(inner, fv) {
+		if !ok || !validText(code) || !d.consume(':') || !d.plain(b, code, fv) {
 			return false
 		}
 		if d.consume('}') {
@@ -389,7 +402,7 @@ func (d *docScanner) strings(fv reflect.Value) bool {
 }
 
 // items reads an array of nested item objects.
-func (d *docScanner) items(b binding, fv reflect.Value) bool {
+func (d *docScanner) items(b *binding, fv reflect.Value) bool {
 	if !d.consume('[') {
 		return false
 	}
