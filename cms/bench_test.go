@@ -79,6 +79,46 @@ func BenchmarkDocumentRoundTrip(b *testing.B) {
 	}
 }
 
+// BenchmarkDocumentRead is a stored full Resource read back, by the
+// general decoder and by DecodeDocument, then written as a read answers it.
+func BenchmarkDocumentRead(b *testing.B) {
+	docs := NewDocumentCodec()
+	c := mustCodec(b, testLangs(b))
+	doc := string(docs.Marshal(fullResource(b)))
+	b.Run("Decode", func(b *testing.B) {
+		b.SetBytes(int64(len(doc)))
+		b.ReportAllocs()
+		for b.Loop() {
+			var got Resource
+			if err := docs.Decode([]byte(doc), &got); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("DecodeDocument", func(b *testing.B) {
+		b.SetBytes(int64(len(doc)))
+		b.ReportAllocs()
+		for b.Loop() {
+			var got Resource
+			if err := docs.DecodeDocument(doc, &got); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Append", func(b *testing.B) {
+		var r Resource
+		if err := docs.DecodeDocument(doc, &r); err != nil {
+			b.Fatal(err)
+		}
+		buf := c.Append(nil, &r)
+		b.SetBytes(int64(len(buf)))
+		b.ReportAllocs()
+		for b.Loop() {
+			buf = c.Append(buf[:0], &r)
+		}
+	})
+}
+
 // BenchmarkNewCodec is the cost of building a codec (reflection over the
 // four kinds), paid once per language configuration.
 func BenchmarkNewCodec(b *testing.B) {

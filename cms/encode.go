@@ -5,8 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-
-	"github.com/go-json-experiment/json/jsontext"
+	"unicode/utf8"
 )
 
 // Append appends rec to dst as one JSON object, as a read answers it: every
@@ -166,10 +165,71 @@ func appendString(dst []byte, s string) []byte {
 		dst = append(dst, s...)
 		return append(dst, '"')
 	}
-	// Invalid UTF-8 (only possible in a record built in Go) is written as
-	// U+FFFD, so the output is always valid JSON.
-	dst, _ = jsontext.AppendQuote(dst, s)
-	return dst
+	return appendQuoted(dst, s)
+}
+
+// appendQuoted writes s quoted exactly as jsontext.AppendQuote does by
+// default (short escapes, \u00XX for other control characters, nothing
+// else escaped), with runs of plain ASCII copied eight bytes at a time:
+// HTML content has a quote or a newline every few dozen bytes. Invalid
+// UTF-8 (only possible in a record built in Go) is written as U+FFFD, so
+// the output is always valid JSON.
+func appendQuoted(dst []byte, s string) []byte {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	dst = slices.Grow(dst, len(s)+2)
+	dst = append(dst, '"')
+	i, n := 0, 0 // s[i:n] is plain, not yet written
+	for n < len(s) {
+		// Skip whole words of plain bytes (see plainASCII).
+		for n+8 <= len(s) {
+			w := uint64(s[n]) | uint64(s[n+1])<<8 | uint64(s[n+2])<<16 | uint64(s[n+3])<<24 |
+				uint64(s[n+4])<<32 | uint64(s[n+5])<<40 | uint64(s[n+6])<<48 | uint64(s[n+7])<<56
+			q, bs := w^(ones*'"'), w^(ones*'\\')
+			if (w|(w-ones*0x20)|(q-ones)&^q|(bs-ones)&^bs)&highs != 0 {
+				break
+			}
+			n += 8
+		}
+		if n == len(s) {
+			break
+		}
+		c := s[n]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[n:])
+			if r == utf8.RuneError && size == 1 {
+				dst = append(dst, s[i:n]...)
+				dst = append(dst, "\ufffd"...)
+				i = n + size
+			}
+			n += size
+			continue
+		}
+		n++
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[i:n-1]...)
+		i = n
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\b':
+			dst = append(dst, "\\b"...)
+		case '\f':
+			dst = append(dst, "\\f"...)
+		case '\n':
+			dst = append(dst, "\\n"...)
+		case '\r':
+			dst = append(dst, "\\r"...)
+		case '\t':
+			dst = append(dst, "\\t"...)
+		default:
+			const hex = "0123456789abcdef"
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+	}
+	dst = append(dst, s[i:]...)
+	return append(dst, '"')
 }
 
 // plainASCII reports whether s has only the ASCII characters JSON takes

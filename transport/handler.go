@@ -98,6 +98,9 @@ type Handler struct {
 	// schemas caches generated schema documents by kind, languages and
 	// form.
 	schemas sync.Map
+	// answers are buffers of read answers (*[]byte), reused so that an
+	// answer is not built in a chain of doubling copies.
+	answers sync.Pool
 }
 
 // route is one path and the handler of each of its methods.

@@ -49,14 +49,17 @@ func (h *Handler) read(w http.ResponseWriter, r *http.Request, rp *recordPath) {
 			h.writeOne(w, r, codec, proj, entries[0])
 			return
 		}
-		buf := []byte{'['}
+		buf := h.answer()
+		defer h.putAnswer(buf)
+		*buf = append(*buf, '[')
 		for i, e := range entries {
 			if i > 0 {
-				buf = append(buf, ',')
+				*buf = append(*buf, ',')
 			}
-			buf = codec.AppendProjected(buf, h.svc.Wire(e), proj)
+			*buf = codec.AppendProjected(*buf, h.svc.Wire(e), proj)
 		}
-		writeRaw(w, http.StatusOK, append(buf, ']', '\n'))
+		*buf = append(*buf, ']', '\n')
+		writeRaw(w, http.StatusOK, *buf)
 		return
 	}
 	h.stream(w, r, codec, proj, seq)
@@ -70,8 +73,31 @@ func (h *Handler) writeOne(w http.ResponseWriter, r *http.Request, codec *cms.Co
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	buf := codec.AppendProjected(make([]byte, 0, 4096), h.svc.Wire(e), proj)
-	writeRaw(w, http.StatusOK, append(buf, '\n'))
+	buf := h.answer()
+	defer h.putAnswer(buf)
+	*buf = append(codec.AppendProjected(*buf, h.svc.Wire(e), proj), '\n')
+	writeRaw(w, http.StatusOK, *buf)
+}
+
+// maxPooledAnswer bounds the buffers kept for later answers: a rare
+// answer of a thousand records is not held for ever.
+const maxPooledAnswer = 1 << 20
+
+// answer returns an empty buffer for an answer; putAnswer gives it back
+// once written (a ResponseWriter keeps nothing it was given).
+func (h *Handler) answer() *[]byte {
+	if buf, ok := h.answers.Get().(*[]byte); ok {
+		return buf
+	}
+	buf := make([]byte, 0, 8192)
+	return &buf
+}
+
+func (h *Handler) putAnswer(buf *[]byte) {
+	if cap(*buf) <= maxPooledAnswer {
+		*buf = (*buf)[:0]
+		h.answers.Put(buf)
+	}
 }
 
 // stream writes a list as it comes from the store. A failure after the

@@ -2,6 +2,7 @@ package bunstore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -164,11 +165,14 @@ func (s *Store) sideList(ctx context.Context, account string, sd side, owner str
 
 // setAssigned sets Resource.MapIDs/MapSecondaryIDs or Map.ResourceIDs/
 // SecondaryResourceIDs of rec from the pairs the record query read.
-func setAssigned(rec cms.Record, pairs *string) error {
+func setAssigned(rec cms.Record, pairs sql.NullString) error {
 	var list [][2]string
-	if pairs != nil && *pairs != "[]" {
-		if err := json.Unmarshal([]byte(*pairs), &list); err != nil {
-			return &cms.Error{Code: cms.CodeInternal, Message: "assignments unreadable", Err: err}
+	if pairs.Valid && pairs.String != "[]" {
+		var ok bool
+		if list, ok = plainPairs(pairs.String); !ok {
+			if err := json.Unmarshal([]byte(pairs.String), &list); err != nil {
+				return &cms.Error{Code: cms.CodeInternal, Message: "assignments unreadable", Err: err}
+			}
 		}
 	}
 	var primary, secondary []string
@@ -181,6 +185,69 @@ func setAssigned(rec cms.Record, pairs *string) error {
 	}
 	cms.SetAssignmentLists(rec, primary, secondary)
 	return nil
+}
+
+// plainPairs reads a JSON array of [a, b] string pairs as the databases
+// aggregate them, when every string is printable ASCII without escapes
+// (ids and roles are); otherwise it says no and json.Unmarshal reads it.
+func plainPairs(text string) ([][2]string, bool) {
+	var list [][2]string
+	i := 0
+	next := func(c byte) bool {
+		for i < len(text) && (text[i] == ' ' || text[i] == '\n' || text[i] == '\t' || text[i] == '\r') {
+			i++
+		}
+		if i < len(text) && text[i] == c {
+			i++
+			return true
+		}
+		return false
+	}
+	str := func() (string, bool) {
+		if !next('"') {
+			return "", false
+		}
+		start := i
+		for ; i < len(text) && text[i] != '"'; i++ {
+			if c := text[i]; c < 0x20 || c >= 0x7f || c == '\\' {
+				return "", false
+			}
+		}
+		if i == len(text) {
+			return "", false
+		}
+		i++
+		return text[start : i-1], true
+	}
+	if !next('[') {
+		return nil, false
+	}
+	for {
+		if !next('[') {
+			return nil, false
+		}
+		a, okA := str()
+		if !okA || !next(',') {
+			return nil, false
+		}
+		b, okB := str()
+		if !okB || !next(']') {
+			return nil, false
+		}
+		list = append(list, [2]string{a, b})
+		if next(']') {
+			break
+		}
+		if !next(',') {
+			return nil, false
+		}
+	}
+	for ; i < len(text); i++ {
+		if c := text[i]; c != ' ' && c != '\n' && c != '\t' && c != '\r' {
+			return nil, false
+		}
+	}
+	return list, true
 }
 
 // assignmentsBy is the table expression of a statement on assignments
