@@ -3,6 +3,7 @@ package transport
 import (
 	"bufio"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/bwcms/cms/cms"
@@ -140,8 +141,11 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, codec *cms.Code
 	bw.Flush()
 }
 
+// writeRaw answers body whole, its length declared (net/http would send
+// an answer over 2 KB in chunks).
 func writeRaw(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

@@ -3,6 +3,7 @@ package transport
 import (
 	"encoding/json"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -131,6 +132,9 @@ func TestETagsAndPreconditions(t *testing.T) {
 		}
 		wantField("statsAccess", 1.0)(t, e, first)
 		wantField("statsLastAccess", "2026-11-22 11:00:00")(t, e, first)
+		if got := first.Header().Get("Content-Length"); got != strconv.Itoa(first.Body.Len()) {
+			t.Errorf("Content-Length %q for a body of %d bytes", got, first.Body.Len())
+		}
 		runFlow(t, e, []step{
 			{name: "not modified", user: "admin", method: "GET", path: "/api/bw/v2/proposal/pp1",
 				header: map[string]string{"If-None-Match": etag}, status: 304},
