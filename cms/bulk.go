@@ -776,6 +776,23 @@ func (b *bulkTx) SetResourceMaps(ctx context.Context, account, resourceID string
 		func(st Store) error { return st.SetResourceMaps(ctx, account, resourceID, role, mapIDs) })
 }
 
+// AppendAssignments is kept for the view's write, list by list, as the
+// Set* calls it stands for: the view decides which lists are appended.
+func (b *bulkTx) AppendAssignments(ctx context.Context, account string, owners Kind, lists []AssignmentList) error {
+	for _, l := range lists {
+		var err error
+		if owners == KindMap {
+			err = b.SetMapResources(ctx, account, l.Owner, l.Role, l.IDs)
+		} else {
+			err = b.SetResourceMaps(ctx, account, l.Owner, l.Role, l.IDs)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // assign keeps an assignment write of a record of owners. A record that
 // has no assignment in the store gets its lists appended in a set: the
 // one or two lists (one a role, apart) of its upsert, which PutRecord

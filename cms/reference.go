@@ -224,17 +224,28 @@ func (s *Service) assign(ctx context.Context, tx Store, account string, patch Re
 			put(step.role, step.list.Value)
 		}
 	}
-	changed := false
+	var changed []AssignmentList
 	for _, role := range []Role{RolePrimary, RoleSecondary} {
 		if !slices.Equal(before[role], after[role]) {
-			changed = true
-			if err := a.set(ctx, account, a.id, role, after[role]); err != nil {
+			changed = append(changed, AssignmentList{Owner: a.id, Role: role, IDs: after[role]})
+		}
+	}
+	if len(changed) == 0 {
+		return before, false, nil
+	}
+	if len(before[RolePrimary]) == 0 && len(before[RoleSecondary]) == 0 {
+		// A record without assignments (every create) has nothing to
+		// replace or move: its lists are appended in two statements, not
+		// in a delete and two statements a Map.
+		if err := tx.AppendAssignments(ctx, account, patch.Kind(), changed); err != nil {
+			return nil, false, err
+		}
+	} else {
+		for _, l := range changed {
+			if err := a.set(ctx, account, a.id, l.Role, l.IDs); err != nil {
 				return nil, false, err
 			}
 		}
-	}
-	if !changed {
-		return before, false, nil
 	}
 	// Records whose role changed (joined, left, or switched) are touched,
 	// in ascending id order like every lock a write takes.
