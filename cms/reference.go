@@ -51,14 +51,41 @@ func refUses(spec *typeSpec, v reflect.Value, prefix string, uses []refUse) []re
 
 // checkReferences reports every id the body names that does not exist in
 // the account (DECISIONS §6). A record may name itself.
-func (s *Service) checkReferences(ctx context.Context, tx Store, p Principal, patch Record) ([]fieldProblem, error) {
+//
+// assigned are the record's stored assignment lists (read in tx): the
+// records they name exist, as an assignment goes with either of its
+// records, so an update that posts them back asks for none of them.
+func (s *Service) checkReferences(ctx context.Context, tx Store, p Principal, patch Record, assigned map[Role][]string) ([]fieldProblem, error) {
 	uses := refUses(s.doc.kinds[patch.Kind()].spec, reflect.ValueOf(patch).Elem(), "", nil)
 	if len(uses) == 0 {
 		return nil, nil
 	}
-	exists, err := s.existence(ctx, tx, p.Account, uses)
+	known := map[Kind]map[string]bool{}
+	if other := assignedKind(patch.Kind()); other != "" {
+		for _, ids := range assigned {
+			for _, id := range ids {
+				if known[other] == nil {
+					known[other] = map[string]bool{}
+				}
+				known[other][id] = true
+			}
+		}
+	}
+	asked := uses
+	if len(known) > 0 {
+		asked = slices.DeleteFunc(slices.Clone(uses), func(u refUse) bool {
+			return slices.ContainsFunc(refKinds(u.toKind), func(k Kind) bool { return known[k][u.id] })
+		})
+	}
+	exists, err := s.existence(ctx, tx, p.Account, asked)
 	if err != nil {
 		return nil, err
+	}
+	for k, ids := range known {
+		if exists[k] == nil {
+			exists[k] = map[string]bool{}
+		}
+		maps.Copy(exists[k], ids)
 	}
 	self := func(k Kind, id string) bool { return k == patch.Kind() && id == patch.RecordID() }
 	var problems []fieldProblem
@@ -156,6 +183,18 @@ type assignmentSide struct {
 	primary, primaryAdd     Null[[]string]
 	secondary, secondaryAdd Null[[]string]
 	set                     func(ctx context.Context, account, id string, role Role, ids []string) error
+}
+
+// assignedKind is the kind on the other side of kind's assignments ("":
+// kind has none).
+func assignedKind(kind Kind) Kind {
+	switch kind {
+	case KindResource:
+		return KindMap
+	case KindMap:
+		return KindResource
+	}
+	return ""
 }
 
 // assignedLists returns a stored record's assignment lists (GetRecord

@@ -130,7 +130,7 @@ func (s *Service) upsertIn(ctx context.Context, tx Store, p Principal, codec *Co
 	}
 	mergeRecord(s.doc.kinds[kind].spec, merged, patch)
 	problems = append(slices.Clip(problems), s.checkMerged(codec, merged)...)
-	refProblems, err := s.checkReferences(ctx, tx, p, patch)
+	refProblems, err := s.checkReferences(ctx, tx, p, patch, assigned)
 	if err != nil {
 		return res, err
 	}
