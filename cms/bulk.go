@@ -571,7 +571,8 @@ func (b *bulkTx) copyEntry(e *Entry) (*Entry, error) {
 	}
 	SetAssignmentLists(rec, lists[RolePrimary], lists[RoleSecondary])
 	c := *e
-	c.Record, c.Document = rec, ""
+	// The previous chunk's write stores e: the copy has a row.
+	c.Record, c.Document, c.New = rec, "", false
 	return &c, nil
 }
 

@@ -166,7 +166,7 @@ func (s *Service) upsertIn(ctx context.Context, tx Store, p Principal, codec *Co
 	res.Outcome = Updated
 	if entry == nil {
 		res.Outcome = Created
-		entry = &Entry{Account: p.Account}
+		entry = &Entry{Account: p.Account, New: true}
 	}
 	entry.Record, entry.Updated, entry.Document = merged, after(entry.Updated, now), string(doc)
 	return res, tx.PutRecord(ctx, entry)
