@@ -571,7 +571,8 @@ func (b *bulkTx) copyEntry(e *Entry) (*Entry, error) {
 	}
 	SetAssignmentLists(rec, lists[RolePrimary], lists[RoleSecondary])
 	c := *e
-	c.Record, c.Document = rec, ""
+	// The previous chunk's write stores e: the copy has a row.
+	c.Record, c.Document, c.New = rec, "", false
 	return &c, nil
 }
 
@@ -774,6 +775,23 @@ func (b *bulkTx) SetResourceMaps(ctx context.Context, account, resourceID string
 	mapIDs = slices.Clone(mapIDs)
 	return b.assign(account, KindResource, AssignmentList{Owner: resourceID, Role: role, IDs: mapIDs},
 		func(st Store) error { return st.SetResourceMaps(ctx, account, resourceID, role, mapIDs) })
+}
+
+// AppendAssignments is kept for the view's write, list by list, as the
+// Set* calls it stands for: the view decides which lists are appended.
+func (b *bulkTx) AppendAssignments(ctx context.Context, account string, owners Kind, lists []AssignmentList) error {
+	for _, l := range lists {
+		var err error
+		if owners == KindMap {
+			err = b.SetMapResources(ctx, account, l.Owner, l.Role, l.IDs)
+		} else {
+			err = b.SetResourceMaps(ctx, account, l.Owner, l.Role, l.IDs)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // assign keeps an assignment write of a record of owners. A record that

@@ -51,14 +51,41 @@ func refUses(spec *typeSpec, v reflect.Value, prefix string, uses []refUse) []re
 
 // checkReferences reports every id the body names that does not exist in
 // the account (DECISIONS §6). A record may name itself.
-func (s *Service) checkReferences(ctx context.Context, tx Store, p Principal, patch Record) ([]fieldProblem, error) {
+//
+// assigned are the record's stored assignment lists (read in tx): the
+// records they name exist, as an assignment goes with either of its
+// records, so an update that posts them back asks for none of them.
+func (s *Service) checkReferences(ctx context.Context, tx Store, p Principal, patch Record, assigned map[Role][]string) ([]fieldProblem, error) {
 	uses := refUses(s.doc.kinds[patch.Kind()].spec, reflect.ValueOf(patch).Elem(), "", nil)
 	if len(uses) == 0 {
 		return nil, nil
 	}
-	exists, err := s.existence(ctx, tx, p.Account, uses)
+	known := map[Kind]map[string]bool{}
+	if other := assignedKind(patch.Kind()); other != "" {
+		for _, ids := range assigned {
+			for _, id := range ids {
+				if known[other] == nil {
+					known[other] = map[string]bool{}
+				}
+				known[other][id] = true
+			}
+		}
+	}
+	asked := uses
+	if len(known) > 0 {
+		asked = slices.DeleteFunc(slices.Clone(uses), func(u refUse) bool {
+			return slices.ContainsFunc(refKinds(u.toKind), func(k Kind) bool { return known[k][u.id] })
+		})
+	}
+	exists, err := s.existence(ctx, tx, p.Account, asked)
 	if err != nil {
 		return nil, err
+	}
+	for k, ids := range known {
+		if exists[k] == nil {
+			exists[k] = map[string]bool{}
+		}
+		maps.Copy(exists[k], ids)
 	}
 	self := func(k Kind, id string) bool { return k == patch.Kind() && id == patch.RecordID() }
 	var problems []fieldProblem
@@ -158,6 +185,18 @@ type assignmentSide struct {
 	set                     func(ctx context.Context, account, id string, role Role, ids []string) error
 }
 
+// assignedKind is the kind on the other side of kind's assignments ("":
+// kind has none).
+func assignedKind(kind Kind) Kind {
+	switch kind {
+	case KindResource:
+		return KindMap
+	case KindMap:
+		return KindResource
+	}
+	return ""
+}
+
 // assignedLists returns a stored record's assignment lists (GetRecord
 // fills them), by role.
 func assignedLists(rec Record) map[Role][]string {
@@ -224,17 +263,28 @@ func (s *Service) assign(ctx context.Context, tx Store, account string, patch Re
 			put(step.role, step.list.Value)
 		}
 	}
-	changed := false
+	var changed []AssignmentList
 	for _, role := range []Role{RolePrimary, RoleSecondary} {
 		if !slices.Equal(before[role], after[role]) {
-			changed = true
-			if err := a.set(ctx, account, a.id, role, after[role]); err != nil {
+			changed = append(changed, AssignmentList{Owner: a.id, Role: role, IDs: after[role]})
+		}
+	}
+	if len(changed) == 0 {
+		return before, false, nil
+	}
+	if len(before[RolePrimary]) == 0 && len(before[RoleSecondary]) == 0 {
+		// A record without assignments (every create) has nothing to
+		// replace or move: its lists are appended in two statements, not
+		// in a delete and two statements a Map.
+		if err := tx.AppendAssignments(ctx, account, patch.Kind(), changed); err != nil {
+			return nil, false, err
+		}
+	} else {
+		for _, l := range changed {
+			if err := a.set(ctx, account, a.id, l.Role, l.IDs); err != nil {
 				return nil, false, err
 			}
 		}
-	}
-	if !changed {
-		return before, false, nil
 	}
 	// Records whose role changed (joined, left, or switched) are touched,
 	// in ascending id order like every lock a write takes.

@@ -70,6 +70,11 @@ type Entry struct {
 	// one before is being written). Whoever changes Record clears it;
 	// reads leave it empty.
 	Document string
+	// New, when set, says the record has no row yet: the caller's
+	// transaction found none and holds its id. A put then has no aliases
+	// and references of it to release first. Reads leave it false, and so
+	// does whoever writes an Entry again after it was stored.
+	New bool
 }
 
 // Published filters records by their published flag.

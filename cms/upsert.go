@@ -130,7 +130,7 @@ func (s *Service) upsertIn(ctx context.Context, tx Store, p Principal, codec *Co
 	}
 	mergeRecord(s.doc.kinds[kind].spec, merged, patch)
 	problems = append(slices.Clip(problems), s.checkMerged(codec, merged)...)
-	refProblems, err := s.checkReferences(ctx, tx, p, patch)
+	refProblems, err := s.checkReferences(ctx, tx, p, patch, assigned)
 	if err != nil {
 		return res, err
 	}
@@ -154,16 +154,21 @@ func (s *Service) upsertIn(ctx context.Context, tx Store, p Principal, codec *Co
 	}
 	// merged holds the lists as stored now: a batch reads it again.
 	SetAssignmentLists(merged, assigned[RolePrimary], assigned[RoleSecondary])
-	if entry != nil && !reassigned && bytes.Equal(before, s.doc.Marshal(merged)) {
-		res.Outcome = Skipped
-		return res, nil
+	// The document compared with the stored one is the one stored: the
+	// store does not marshal the record again.
+	var doc []byte
+	if entry != nil && !reassigned {
+		if doc = s.doc.Marshal(merged); bytes.Equal(before, doc) {
+			res.Outcome = Skipped
+			return res, nil
+		}
 	}
 	res.Outcome = Updated
 	if entry == nil {
 		res.Outcome = Created
-		entry = &Entry{Account: p.Account}
+		entry = &Entry{Account: p.Account, New: true}
 	}
-	entry.Record, entry.Updated, entry.Document = merged, after(entry.Updated, now), ""
+	entry.Record, entry.Updated, entry.Document = merged, after(entry.Updated, now), string(doc)
 	return res, tx.PutRecord(ctx, entry)
 }
 

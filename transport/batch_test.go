@@ -542,10 +542,17 @@ func TestBatchHandoff(t *testing.T) {
 			t.Errorf("%s title %v, want %q", id, got, want)
 		}
 	}
-	// Each batch applied is logged with its counts and how it came.
+	// Each batch applied is logged with its counts and how it came, once
+	// its worker is done with it: a moment after its status reads done.
 	for _, want := range []string{"records=2 created=2 updated=0 skipped=0 attempt=1 handed_over=true",
 		"records=1 created=1 updated=0 skipped=0 attempt=1 handed_over=false"} {
-		if !strings.Contains(log.String(), `msg="cms: batch applied" batch=`) || !strings.Contains(log.String(), want) {
+		logged := func() bool {
+			return strings.Contains(log.String(), `msg="cms: batch applied" batch=`) && strings.Contains(log.String(), want)
+		}
+		for deadline := time.Now().Add(10 * time.Second); !logged() && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if !logged() {
 			t.Errorf("no log line with %q in:\n%s", want, log.String())
 		}
 	}

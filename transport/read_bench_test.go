@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -40,15 +39,11 @@ func loadEnv(b *testing.B, open func(testing.TB) cms.Store) (*env, string, []str
 	for _, m := range []string{"map-1", "map-2"} {
 		post("map", `{"id":"`+m+`","title":"`+m+`","published":true}`, http.StatusCreated)
 	}
-	html, _ := json.Marshal(loadHTML(2048))
 	ids := make([]string, loadRecords)
 	for i := range ids {
 		id := fmt.Sprintf("bw-%d", i+1)
 		ids[i] = id
-		post("resource", `{"id":"`+id+`","title":"Title `+id+`","shortDescription":"Short description of `+id+
-			`","htmlContent":`+string(html)+`,"published":true,"locationLat":45.1,"locationLon":7.6,"locationZoom":12`+
-			`,"mapIds":["map-1","map-2"],"resourceCategories":["cat-a","cat-b"]`+
-			`,"contactEmail":"contact@example.com","ctaUrl":"https://example.com/r/`+id+`"}`, http.StatusCreated)
+		post("resource", loadRecord(id, "Title "+id), http.StatusCreated)
 	}
 	return e, tok, ids
 }

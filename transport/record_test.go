@@ -235,3 +235,42 @@ func TestDeleteByBodyNeedsDeletePermission(t *testing.T) {
 		})
 	})
 }
+
+// An update that posts its Maps back asks nothing of Maps it is assigned
+// to, and still finds a Map deleted since (its assignment went with it).
+func TestUpdateNamesAssignedMaps(t *testing.T) {
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			e := newEnv(t, envOptions{store: st.open})
+			for _, m := range []string{"mapa", "mapb"} {
+				if w := e.send("admin", "POST", "/api/bw/v2/map", `{"id":"`+m+`"}`, nil); w.Code != 201 {
+					t.Fatalf("map %s: %d %s", m, w.Code, w.Body)
+				}
+			}
+			steps := []struct {
+				method, path, body string
+				code               int
+				answer             string
+			}{
+				{"POST", "/api/bw/v2/resource", `{"id":"res1","title":"One","published":true,"mapIds":["mapa","mapb"]}`, 201, `"new":true`},
+				{"POST", "/api/bw/v2/resource", `{"id":"res1","title":"Two","mapIds":["mapa","mapb"]}`, 202, `"update":true`},
+				{"POST", "/api/bw/v2/resource", `{"id":"res1","title":"Two","mapIds":["mapa","mapb"]}`, 200, `"Skip Resource res1"`},
+				{"DELETE", "/api/bw/v2/map/mapb", "", 202, `"count":1`},
+				{"POST", "/api/bw/v2/resource", `{"id":"res1","title":"Three","mapIds":["mapa","mapb"]}`, 409, `mapIds[1]: Map mapb does not exist`},
+				{"POST", "/api/bw/v2/resource", `{"id":"res1","title":"Three","mapIds":["mapb","nomap"],"mapSecondaryIds":["mapa"]}`, 409,
+					`mapIds[0]: Map mapb does not exist\nResource res1: mapIds[1]: Map nomap does not exist`},
+				{"POST", "/api/bw/v2/resource", `{"id":"res1","title":"Three","mapSecondaryIds":["mapa"]}`, 202, `"update":true`},
+			}
+			for i, s := range steps {
+				w := e.send("admin", s.method, s.path, s.body, nil)
+				if w.Code != s.code || !strings.Contains(w.Body.String(), s.answer) {
+					t.Fatalf("step %d: %d %s, want %d with %s", i, w.Code, w.Body, s.code, s.answer)
+				}
+			}
+			w := e.send("admin", "GET", "/api/bw/v2/resource/res1", "", nil)
+			if got := w.Body.String(); strings.Contains(got, `"mapIds":["`) || !strings.Contains(got, `"mapSecondaryIds":["mapa"]`) {
+				t.Fatalf("read: %s", got)
+			}
+		})
+	}
+}

@@ -104,9 +104,12 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		Features:     cms.Features{Name: "sqlite"},
 		Translate:    translate,
 		NamesIndexes: true,
-		Trace:        o.trace,
-		InList:       "IN (SELECT value FROM json_each(?))",
-		ListTable:    "json_each(?)",
+		// One writer, whose statements take microseconds: watching the
+		// caller's context would cost more than the statements.
+		DetachTxStatements: true,
+		Trace:              o.trace,
+		InList:             "IN (SELECT value FROM json_each(?))",
+		ListTable:          "json_each(?)",
 		PairsJSON: func(a, b, order string) string {
 			return "json_group_array(json_array(" + a + ", " + b + ") ORDER BY " + order + ")"
 		},

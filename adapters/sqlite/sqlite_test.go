@@ -341,3 +341,34 @@ func explainQuery(tb testing.TB, s *Store, query string, args []any) string {
 	}
 	return b.String()
 }
+
+// A transaction whose context ends commits nothing, though its statements
+// do not watch the context (DetachTxStatements): the writes made before
+// the end, and those after it, are rolled back.
+func TestEndedContextRollsBackTransaction(t *testing.T) {
+	s := openTestStore(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	put := func(tx cms.Store, id string) error {
+		return tx.PutRecord(ctx, &cms.Entry{Account: "a", Record: &cms.Resource{ID: id, Title: cms.Langs[string]{"en": id}}, Updated: time.Now()})
+	}
+	err := s.WithTx(ctx, func(tx cms.Store) error {
+		if err := put(tx, "before"); err != nil {
+			return err
+		}
+		cancel()
+		put(tx, "after") // fails once database/sql has rolled back, or is rolled back with the rest
+		return nil
+	})
+	if err == nil {
+		t.Fatal("the transaction of an ended context committed")
+	}
+	got, err := s.ExistingIDs(t.Context(), "a", cms.KindResource, []string{"before", "after"})
+	if err != nil || len(got) != 0 {
+		t.Fatalf("records of the rolled back transaction: %v %v", got, err)
+	}
+	// The writer is free again.
+	ctx = t.Context()
+	if err := s.WithTx(ctx, func(tx cms.Store) error { return put(tx, "next") }); err != nil {
+		t.Fatal(err)
+	}
+}

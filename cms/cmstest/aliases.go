@@ -194,6 +194,44 @@ func testAliases(t *testing.T, open func(t *testing.T) cms.Store) {
 		wantHolder(t, s, "a", cms.KindResource, "it", "/lago", "r-4")
 	})
 
+	t.Run("NewRecords", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		newEntry := func(rec cms.Record) *cms.Entry {
+			e := entry("a", rec, time.Now())
+			e.New = true
+			return e
+		}
+		// A new record's put indexes its aliases and references as any put
+		// does; in a set, the stored records' old ones are still released.
+		put(t, s, "a", record(cms.KindResource, "r-1", cms.Langs[string]{"en": "/lake", "it": "/lago"}))
+		r2 := record(cms.KindResource, "r-2", cms.Langs[string]{"en": "/lake-2"}).(*cms.Resource)
+		r2.POIResourceIDs = cms.NullOf([]string{"r-1"})
+		must(t, s.PutRecords(ctx, []*cms.Entry{
+			entry("a", record(cms.KindResource, "r-1", cms.Langs[string]{"en": "/lake-1"}), time.Now()),
+			newEntry(r2),
+			newEntry(record(cms.KindResource, "r-3", cms.Langs[string]{"en": "/lake", "it": "/lago"})),
+		}))
+		wantHolder(t, s, "a", cms.KindResource, "en", "/lake-1", "r-1")
+		wantHolder(t, s, "a", cms.KindResource, "en", "/lake-2", "r-2")
+		wantHolder(t, s, "a", cms.KindResource, "en", "/lake", "r-3")
+		wantHolder(t, s, "a", cms.KindResource, "it", "/lago", "r-3")
+		must(t, s.PutRecord(ctx, newEntry(record(cms.KindMap, "m-1", cms.Langs[string]{"en": "/lake"}))))
+		wantHolder(t, s, "a", cms.KindMap, "en", "/lake", "m-1")
+		refs, err := s.Referrers(ctx, "a", cms.KindResource, "r-1")
+		if err != nil || len(refs) != 1 || refs[0].FromID != "r-2" {
+			t.Fatalf("Referrers of r-1: %+v, %v", refs, err)
+		}
+		// Stored, it is put as any record: its old aliases and references go.
+		put(t, s, "a", record(cms.KindResource, "r-2", cms.Langs[string]{"en": "/lake-two"}))
+		wantHolder(t, s, "a", cms.KindResource, "en", "/lake-2", "")
+		wantHolder(t, s, "a", cms.KindResource, "en", "/lake-two", "r-2")
+		if refs, err := s.Referrers(ctx, "a", cms.KindResource, "r-1"); err != nil || len(refs) != 0 {
+			t.Fatalf("Referrers of r-1 after r-2 dropped it: %+v, %v", refs, err)
+		}
+	})
+
 	t.Run("ConcurrentClash", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)

@@ -20,7 +20,7 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 		return nil
 	}
 	account, kind := entries[0].Account, string(entries[0].Record.Kind())
-	ids := make([]string, len(entries))
+	stored := make([]string, 0, len(entries)) // ids that may have a row, aliases and references
 	records := make([]any, 0, 10*len(entries))
 	var aliases, refs []any
 	byLang := map[string]map[string]bool{} // lang -> aliases of the set
@@ -33,7 +33,9 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 			return &cms.Error{Code: cms.CodeInternal, Message: "PutRecords: entries of one account and kind with distinct ids"}
 		}
 		seen[id] = true
-		ids[i] = id
+		if !e.New {
+			stored = append(stored, id)
+		}
 		ix := indexes[i]
 		var lat, lon *float64
 		if ix.Lat.Valid {
@@ -63,14 +65,14 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 		if len(entries) == 1 {
 			// One record (a single upsert) takes no savepoint: a put
 			// refused is a race, and the caller runs its transaction again.
-			return s.putRecords(ctx, account, kind, ids, records, aliases, refs)
+			return s.putRecords(ctx, account, kind, stored, records, aliases, refs)
 		}
 		// A savepoint undoes a refused put, so a caller that goes on in its
 		// transaction commits no half of it.
 		if _, err := s.exec(ctx, "SAVEPOINT put_records"); err != nil {
 			return err
 		}
-		err := s.putRecords(ctx, account, kind, ids, records, aliases, refs)
+		err := s.putRecords(ctx, account, kind, stored, records, aliases, refs)
 		if err != nil {
 			if _, rerr := s.exec(ctx, "ROLLBACK TO SAVEPOINT put_records"); rerr != nil {
 				return rerr
@@ -83,21 +85,24 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 	})
 }
 
-// putRecords writes the rows of PutRecords. The set's old aliases go
-// first, so two of its records may swap theirs. An alias still held by a
-// record outside the set fails the insert: the caller looked it up in its
+// putRecords writes the rows of PutRecords. The old aliases of stored
+// (the set's ids but those of new records, which have none) go first, so
+// two of its records may swap theirs. An alias still held by a record
+// outside the set fails the insert: the caller looked it up in its
 // transaction and found it free, so a writer took it since, a race the
 // caller's transaction run again sees.
-func (s *Store) putRecords(ctx context.Context, account, kind string, ids []string, records, aliases, refs []any) error {
+func (s *Store) putRecords(ctx context.Context, account, kind string, stored []string, records, aliases, refs []any) error {
 	if err := s.insertRows(ctx, "INSERT INTO records ("+recordColumns+") VALUES ", 10, records,
 		" ON CONFLICT (account, kind, id) DO UPDATE SET published = EXCLUDED.published, "+
 			"updated_at = EXCLUDED.updated_at, lat = EXCLUDED.lat, lon = EXCLUDED.lon, "+
 			"stats_access = EXCLUDED.stats_access, stats_last_access = EXCLUDED.stats_last_access, doc = EXCLUDED.doc"); err != nil {
 		return err
 	}
-	query, args := s.deleteByKeys("aliases", "aliases_record", aliasRecordKey+" = ?", []any{keyOf(account, kind)}, "record_id", ids)
-	if _, err := s.exec(ctx, query, args...); err != nil {
-		return err
+	if len(stored) > 0 {
+		query, args := s.deleteByKeys("aliases", "aliases_record", aliasRecordKey+" = ?", []any{keyOf(account, kind)}, "record_id", stored)
+		if _, err := s.exec(ctx, query, args...); err != nil {
+			return err
+		}
 	}
 	if err := s.insertRows(ctx, "INSERT INTO aliases (account, kind, lang, alias, record_id) VALUES ", 5, aliases, ""); err != nil {
 		if cms.ErrorCode(err) == cms.CodeConflict { // a unique key taken (SQLite's word for it)
@@ -105,9 +110,11 @@ func (s *Store) putRecords(ctx context.Context, account, kind string, ids []stri
 		}
 		return err
 	}
-	query, args = s.deleteByKeys("refs", "", "account = ? AND from_kind = ?", []any{account, kind}, "from_id", ids)
-	if _, err := s.exec(ctx, query, args...); err != nil {
-		return err
+	if len(stored) > 0 {
+		query, args := s.deleteByKeys("refs", "", "account = ? AND from_kind = ?", []any{account, kind}, "from_id", stored)
+		if _, err := s.exec(ctx, query, args...); err != nil {
+			return err
+		}
 	}
 	return s.insertRows(ctx, "INSERT INTO refs (account, from_kind, from_id, field, to_kind, to_id, single) VALUES ", 7, refs, "")
 }

@@ -91,6 +91,13 @@ type Options struct {
 	// 0: it waits as long as its context allows (SQLite, whose one writer
 	// is meant to be queued for).
 	ConnWait time.Duration
+	// DetachTxStatements runs the statements of a transaction without the
+	// caller's cancellation (SQLite): its driver watches a context that can
+	// end with a goroutine and a channel for every statement, about 5% of
+	// a create's CPU, inside the write lock. A context that ends still
+	// rolls the transaction back: database/sql does, after the statement
+	// running, and the commit fails. Reads outside transactions keep it.
+	DetachTxStatements bool
 	// Trace, when set, is given every statement run through exec and
 	// scan, with its arguments, before it runs (plan tests collect them).
 	Trace func(query string, args []any)
@@ -239,8 +246,17 @@ func (s *Store) indexed(table, index string) string {
 	return table
 }
 
+// stmtContext is the context a statement runs with (DetachTxStatements).
+func (s *Store) stmtContext(ctx context.Context) context.Context {
+	if s.inTx && s.opts.DetachTxStatements {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
+}
+
 // exec runs a statement on the write side and returns the rows it touched.
 func (s *Store) exec(ctx context.Context, query string, args ...any) (int64, error) {
+	ctx = s.stmtContext(ctx)
 	c, release, err := s.acquire(ctx, s.write)
 	if err != nil {
 		return 0, err
@@ -260,6 +276,7 @@ func (s *Store) exec(ctx context.Context, query string, args ...any) (int64, err
 // scan runs a query on c and scans its rows into dest (a pointer to a slice
 // of structs with bun tags, or of plain values).
 func (s *Store) scan(ctx context.Context, c conn, dest any, query string, args ...any) error {
+	ctx = s.stmtContext(ctx)
 	c, release, err := s.acquire(ctx, c)
 	if err != nil {
 		return err
