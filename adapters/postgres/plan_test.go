@@ -3,10 +3,10 @@ package postgres
 import (
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/bwcms/cms/adapters/internal/bunstore"
 	"github.com/bwcms/cms/adapters/internal/bunstoretest"
 	"github.com/bwcms/cms/adapters/postgres/pgtest"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -119,7 +119,7 @@ func explainGeneric(tb testing.TB, s *Store, query string, args []any) string {
 		tb.Fatal(err)
 	}
 	defer conn.Close()
-	numbered, n := numberedParams(query)
+	numbered, n := bunstore.NumberPlaceholders(query)
 	if _, err := conn.ExecContext(ctx, "SET plan_cache_mode = force_generic_plan"); err != nil {
 		tb.Fatal(err)
 	}
@@ -139,22 +139,6 @@ func explainGeneric(tb testing.TB, s *Store, query string, args []any) string {
 		tb.Fatalf("%s: %v", query, err)
 	}
 	return strings.Join(plan, "\n")
-}
-
-// numberedParams is query with its ? placeholders numbered ($1, $2, ...)
-// as the adapter sends it, and their count.
-func numberedParams(query string) (string, int) {
-	var b strings.Builder
-	n := 0
-	for _, r := range query {
-		if r == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String(), n
 }
 
 // noAutovacuum keeps autovacuum from analyzing the record tables, so a

@@ -303,6 +303,18 @@ func (s *Store) text(query string) string {
 	if t, ok := s.texts.Load(query); ok {
 		return t.(string)
 	}
+	numbered, _ := NumberPlaceholders(query)
+	// Multi-row statements come in as many texts as row counts, each
+	// long: caching them all would grow without end.
+	if len(query) <= maxCachedText {
+		s.texts.Store(query, numbered)
+	}
+	return numbered
+}
+
+// NumberPlaceholders returns query with its ? placeholders numbered ($1,
+// $2, ...), as PostgreSQL wants them, and their count.
+func NumberPlaceholders(query string) (string, int) {
 	var b strings.Builder
 	b.Grow(len(query) + len(query)/2)
 	n := 0
@@ -314,12 +326,7 @@ func (s *Store) text(query string) string {
 		}
 		b.WriteRune(r)
 	}
-	// Multi-row statements come in as many texts as row counts, each
-	// long: caching them all would grow without end.
-	if len(query) <= maxCachedText {
-		s.texts.Store(query, b.String())
-	}
-	return b.String()
+	return b.String(), n
 }
 
 // maxCachedText bounds the query texts text caches: the constant ones.
