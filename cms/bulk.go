@@ -572,7 +572,7 @@ func (b *bulkTx) copyEntry(e *Entry) (*Entry, error) {
 	SetAssignmentLists(rec, lists[RolePrimary], lists[RoleSecondary])
 	c := *e
 	// The previous chunk's write stores e: the copy has a row.
-	c.Record, c.Document, c.New = rec, "", false
+	c.Record, c.Document, c.New, c.Indexed = rec, "", false, nil
 	return &c, nil
 }
 
@@ -606,6 +606,10 @@ func (b *bulkTx) PutRecord(ctx context.Context, e *Entry) error {
 			}
 		}
 	}
+	// The chunk is written as one set, its records' aliases and
+	// references released whole: an index read from the view may not be
+	// the store's yet.
+	e.Indexed = nil
 	b.cur.entries[id] = e
 	b.cur.held[id] = maps.Clone(aliases)
 	b.noteAssignments(e.Record)

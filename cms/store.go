@@ -75,6 +75,12 @@ type Entry struct {
 	// and references of it to release first. Reads leave it false, and so
 	// does whoever writes an Entry again after it was stored.
 	New bool
+	// Indexed, when set, is the index of the record as stored now, read
+	// in the caller's transaction: a put leaves the aliases and the
+	// references that have not changed as they are instead of writing
+	// them again (most updates change neither). Reads leave it nil, and so
+	// does whoever keeps an Entry to write later.
+	Indexed *RecordIndex
 }
 
 // Published filters records by their published flag.

@@ -120,8 +120,10 @@ func (s *Service) upsertIn(ctx context.Context, tx Store, p Principal, codec *Co
 	var before []byte
 	assigned := map[Role][]string{}
 	var held Langs[string]
+	var indexed RecordIndex
 	if entry != nil {
 		merged = entry.Record
+		indexed = s.doc.Index(merged) // before the merge changes it
 		before = s.doc.Marshal(merged)
 		assigned = assignedLists(merged)
 		held = maps.Clone(*aliasesOf(merged))
@@ -167,6 +169,8 @@ func (s *Service) upsertIn(ctx context.Context, tx Store, p Principal, codec *Co
 	if entry == nil {
 		res.Outcome = Created
 		entry = &Entry{Account: p.Account, New: true}
+	} else {
+		entry.Indexed = &indexed
 	}
 	entry.Record, entry.Updated, entry.Document = merged, after(entry.Updated, now), string(doc)
 	return res, tx.PutRecord(ctx, entry)

@@ -151,3 +151,15 @@ func noAutovacuum(tb testing.TB, s *Store) {
 		}
 	}
 }
+
+// TestUpdateWritesOnlyWhatChanged: see bunstoretest.UpdateWritesOnlyWhatChanged.
+func TestUpdateWritesOnlyWhatChanged(t *testing.T) {
+	t.Parallel()
+	var log bunstoretest.StatementLog
+	s, err := Open(t.Context(), pgtest.DSN(t), &Options{MaxConns: 4, trace: log.Trace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	bunstoretest.UpdateWritesOnlyWhatChanged(t, s, &log)
+}

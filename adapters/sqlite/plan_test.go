@@ -74,3 +74,15 @@ func badPlanLine(plan string) string {
 	}
 	return ""
 }
+
+// TestUpdateWritesOnlyWhatChanged: see bunstoretest.UpdateWritesOnlyWhatChanged.
+func TestUpdateWritesOnlyWhatChanged(t *testing.T) {
+	t.Parallel()
+	var log bunstoretest.StatementLog
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "cms.db"), &Options{trace: log.Trace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	bunstoretest.UpdateWritesOnlyWhatChanged(t, s, &log)
+}

@@ -3,6 +3,7 @@ package cmstest
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -230,6 +231,61 @@ func testAliases(t *testing.T, open func(t *testing.T) cms.Store) {
 		if refs, err := s.Referrers(ctx, "a", cms.KindResource, "r-1"); err != nil || len(refs) != 0 {
 			t.Fatalf("Referrers of r-1 after r-2 dropped it: %+v, %v", refs, err)
 		}
+	})
+
+	t.Run("IndexedKept", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		codec := cms.NewDocumentCodec()
+		r1 := record(cms.KindResource, "r-1", cms.Langs[string]{"en": "/lake"}).(*cms.Resource)
+		r1.POIResourceIDs = cms.NullOf([]string{"r-0"})
+		put(t, s, "a", r1)
+		// update is a put of rec with the index stored now, as an update
+		// reads it in its transaction.
+		update := func(rec cms.Record) {
+			t.Helper()
+			stored, err := s.GetRecord(ctx, "a", rec.Kind(), rec.RecordID())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ix := codec.Index(stored.Record)
+			e := entry("a", rec, time.Now())
+			e.Indexed = &ix
+			must(t, s.PutRecord(ctx, e))
+		}
+		wantRefs := func(to string, from ...string) {
+			t.Helper()
+			refs, err := s.Referrers(ctx, "a", cms.KindResource, to)
+			var got []string
+			for _, r := range refs {
+				got = append(got, r.FromID)
+			}
+			if err != nil || !slices.Equal(got, from) {
+				t.Fatalf("Referrers of %s: %v, %v; want %v", to, got, err, from)
+			}
+		}
+		// Unchanged aliases and references stay, whatever else changes.
+		same := record(cms.KindResource, "r-1", cms.Langs[string]{"en": "/lake"}).(*cms.Resource)
+		same.POIResourceIDs = cms.NullOf([]string{"r-0"})
+		same.Title = cms.Langs[string]{"en": "Another title"}
+		update(same)
+		wantHolder(t, s, "a", cms.KindResource, "en", "/lake", "r-1")
+		wantRefs("r-0", "r-1")
+		// Changed ones are written again; the others stay.
+		moved := record(cms.KindResource, "r-1", cms.Langs[string]{"en": "/lake-shore", "it": "/lago"}).(*cms.Resource)
+		moved.POIResourceIDs = cms.NullOf([]string{"r-0"})
+		update(moved)
+		wantHolder(t, s, "a", cms.KindResource, "en", "/lake", "")
+		wantHolder(t, s, "a", cms.KindResource, "en", "/lake-shore", "r-1")
+		wantHolder(t, s, "a", cms.KindResource, "it", "/lago", "r-1")
+		wantRefs("r-0", "r-1")
+		renamed := record(cms.KindResource, "r-1", cms.Langs[string]{"en": "/lake-shore", "it": "/lago"}).(*cms.Resource)
+		renamed.POIResourceIDs = cms.NullOf([]string{"r-9"})
+		update(renamed)
+		wantRefs("r-0")
+		wantRefs("r-9", "r-1")
+		wantHolder(t, s, "a", cms.KindResource, "it", "/lago", "r-1")
 	})
 
 	t.Run("ConcurrentClash", func(t *testing.T) {

@@ -2,6 +2,7 @@ package bunstore
 
 import (
 	"context"
+	"maps"
 	"runtime"
 	"slices"
 	"strconv"
@@ -20,7 +21,10 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 		return nil
 	}
 	account, kind := entries[0].Account, string(entries[0].Record.Kind())
-	stored := make([]string, 0, len(entries)) // ids that may have a row, aliases and references
+	// The ids whose stored aliases, and references, are released first:
+	// every record that may have a row, but those whose stored index
+	// already holds what they have (Entry.Indexed).
+	var staleAliases, staleRefs []string
 	records := make([]any, 0, 10*len(entries))
 	var aliases, refs []any
 	byLang := map[string]map[string]bool{} // lang -> aliases of the set
@@ -33,10 +37,15 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 			return &cms.Error{Code: cms.CodeInternal, Message: "PutRecords: entries of one account and kind with distinct ids"}
 		}
 		seen[id] = true
-		if !e.New {
-			stored = append(stored, id)
-		}
 		ix := indexes[i]
+		keepAliases := e.Indexed != nil && maps.Equal(e.Indexed.Aliases, ix.Aliases)
+		keepRefs := e.Indexed != nil && slices.Equal(e.Indexed.Refs, ix.Refs)
+		if !e.New && !keepAliases {
+			staleAliases = append(staleAliases, id)
+		}
+		if !e.New && !keepRefs {
+			staleRefs = append(staleRefs, id)
+		}
 		var lat, lon *float64
 		if ix.Lat.Valid {
 			lat = &ix.Lat.Value
@@ -55,24 +64,28 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 				return &cms.Error{Code: cms.CodeInternal, Message: "PutRecords: two entries name one urlAlias"}
 			}
 			byLang[lang][alias] = true
-			aliases = append(aliases, account, kind, lang, alias, id)
+			if !keepAliases {
+				aliases = append(aliases, account, kind, lang, alias, id)
+			}
 		}
-		for _, r := range ix.Refs {
-			refs = append(refs, account, kind, id, r.Field, r.ToKind, r.ToID, r.Single)
+		if !keepRefs {
+			for _, r := range ix.Refs {
+				refs = append(refs, account, kind, id, r.Field, r.ToKind, r.ToID, r.Single)
+			}
 		}
 	}
 	return s.tx(ctx, func(s *Store) error {
 		if len(entries) == 1 {
 			// One record (a single upsert) takes no savepoint: a put
 			// refused is a race, and the caller runs its transaction again.
-			return s.putRecords(ctx, account, kind, stored, records, aliases, refs)
+			return s.putRecords(ctx, account, kind, staleAliases, staleRefs, records, aliases, refs)
 		}
 		// A savepoint undoes a refused put, so a caller that goes on in its
 		// transaction commits no half of it.
 		if _, err := s.exec(ctx, "SAVEPOINT put_records"); err != nil {
 			return err
 		}
-		err := s.putRecords(ctx, account, kind, stored, records, aliases, refs)
+		err := s.putRecords(ctx, account, kind, staleAliases, staleRefs, records, aliases, refs)
 		if err != nil {
 			if _, rerr := s.exec(ctx, "ROLLBACK TO SAVEPOINT put_records"); rerr != nil {
 				return rerr
@@ -85,21 +98,20 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 	})
 }
 
-// putRecords writes the rows of PutRecords. The old aliases of stored
-// (the set's ids but those of new records, which have none) go first, so
-// two of its records may swap theirs. An alias still held by a record
+// putRecords writes the rows of PutRecords. The old aliases of
+// staleAliases go first, so two of the set's records may swap theirs. An alias still held by a record
 // outside the set fails the insert: the caller looked it up in its
 // transaction and found it free, so a writer took it since, a race the
 // caller's transaction run again sees.
-func (s *Store) putRecords(ctx context.Context, account, kind string, stored []string, records, aliases, refs []any) error {
+func (s *Store) putRecords(ctx context.Context, account, kind string, staleAliases, staleRefs []string, records, aliases, refs []any) error {
 	if err := s.insertRows(ctx, "INSERT INTO records ("+recordColumns+") VALUES ", 10, records,
 		" ON CONFLICT (account, kind, id) DO UPDATE SET published = EXCLUDED.published, "+
 			"updated_at = EXCLUDED.updated_at, lat = EXCLUDED.lat, lon = EXCLUDED.lon, "+
 			"stats_access = EXCLUDED.stats_access, stats_last_access = EXCLUDED.stats_last_access, doc = EXCLUDED.doc"); err != nil {
 		return err
 	}
-	if len(stored) > 0 {
-		query, args := s.deleteByKeys("aliases", "aliases_record", aliasRecordKey+" = ?", []any{keyOf(account, kind)}, "record_id", stored)
+	if len(staleAliases) > 0 {
+		query, args := s.deleteByKeys("aliases", "aliases_record", aliasRecordKey+" = ?", []any{keyOf(account, kind)}, "record_id", staleAliases)
 		if _, err := s.exec(ctx, query, args...); err != nil {
 			return err
 		}
@@ -110,8 +122,8 @@ func (s *Store) putRecords(ctx context.Context, account, kind string, stored []s
 		}
 		return err
 	}
-	if len(stored) > 0 {
-		query, args := s.deleteByKeys("refs", "", "account = ? AND from_kind = ?", []any{account, kind}, "from_id", stored)
+	if len(staleRefs) > 0 {
+		query, args := s.deleteByKeys("refs", "", "account = ? AND from_kind = ?", []any{account, kind}, "from_id", staleRefs)
 		if _, err := s.exec(ctx, query, args...); err != nil {
 			return err
 		}

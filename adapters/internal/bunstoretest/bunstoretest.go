@@ -319,3 +319,63 @@ func OperationStatements(t *testing.T, s *bunstore.Store, log *StatementLog) map
 	log.Record(false)
 	return log.Statements()
 }
+
+// UpdateWritesOnlyWhatChanged is the test both adapters run of
+// cms.Entry.Indexed: an update through the service that changes a
+// Resource's title but neither its alias nor its references writes no
+// alias or reference row; one that changes its alias writes the aliases
+// and leaves the references. log is the one given to the adapter as its
+// trace.
+func UpdateWritesOnlyWhatChanged(t *testing.T, s cms.Store, log *StatementLog) {
+	t.Helper()
+	svc, err := cms.NewService(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	en, _ := cms.NewLanguages("en")
+	if err := svc.CreateAccount(t.Context(), "acc", en); err != nil {
+		t.Fatal(err)
+	}
+	ctx := cms.WithPrincipal(t.Context(), cms.Principal{Account: "acc", User: "u", Perms: []string{"*"}, Langs: en})
+	upsert := func(body string) {
+		t.Helper()
+		if _, err := svc.Upsert(ctx, cms.KindResource, []byte(body), nil); err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+	}
+	upsert(`{"id":"r-0","title":"Other"}`)
+	upsert(`{"id":"r-1","title":"Lake","poiResourceIds":["r-0"]}`)
+	written := func(body string) (aliases, refs bool) {
+		t.Helper()
+		log.Record(true)
+		upsert(body)
+		log.Record(false)
+		for query := range log.Statements() {
+			aliases = aliases || strings.Contains(query, "INTO aliases") || strings.Contains(query, "FROM aliases WHERE ctid") ||
+				strings.HasPrefix(query, "DELETE FROM aliases")
+			refs = refs || strings.Contains(query, "INTO refs") || strings.HasPrefix(query, "DELETE FROM refs")
+		}
+		log.Reset()
+		return aliases, refs
+	}
+	if a, r := written(`{"id":"r-1","title":"Lake, north shore"}`); a || r {
+		t.Errorf("a new title wrote aliases %v, references %v; want neither", a, r)
+	}
+	if a, r := written(`{"id":"r-1","urlAlias":"/north-shore"}`); !a || r {
+		t.Errorf("a new alias wrote aliases %v, references %v; want aliases only", a, r)
+	}
+	if holder, err := s.AliasHolder(t.Context(), "acc", cms.KindResource, "en", "/north-shore"); err != nil || holder != "r-1" {
+		t.Errorf("the new alias is held by %q, %v", holder, err)
+	}
+	refs, err := s.Referrers(t.Context(), "acc", cms.KindResource, "r-0")
+	if err != nil || len(refs) != 1 || refs[0].FromID != "r-1" {
+		t.Errorf("Referrers of r-0: %+v, %v", refs, err)
+	}
+}
+
+// Reset forgets what was recorded.
+func (l *StatementLog) Reset() {
+	l.mu.Lock()
+	l.ran = nil
+	l.mu.Unlock()
+}
