@@ -22,11 +22,7 @@ import (
 func TestStatementsUseIndexes(t *testing.T) {
 	t.Parallel()
 	var log bunstoretest.StatementLog
-	s, err := Open(t.Context(), pgtest.DSN(t), &Options{MaxConns: 8, trace: log.Trace})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := openTraced(t, &log)
 	noAutovacuum(t, s)
 	ran := bunstoretest.OperationStatements(t, s.Store, &log)
 	for _, state := range []string{"never analyzed", "analyzed"} {
@@ -156,10 +152,17 @@ func noAutovacuum(tb testing.TB, s *Store) {
 func TestUpdateWritesOnlyWhatChanged(t *testing.T) {
 	t.Parallel()
 	var log bunstoretest.StatementLog
-	s, err := Open(t.Context(), pgtest.DSN(t), &Options{MaxConns: 4, trace: log.Trace})
+	s := openTraced(t, &log)
+	bunstoretest.UpdateWritesOnlyWhatChanged(t, s, &log)
+}
+
+// openTraced opens a store in a new schema whose statements go to log.
+func openTraced(t *testing.T, log *bunstoretest.StatementLog) *Store {
+	t.Helper()
+	s, err := Open(t.Context(), pgtest.DSN(t), &Options{MaxConns: 8, trace: log.Trace})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	bunstoretest.UpdateWritesOnlyWhatChanged(t, s, &log)
+	return s
 }

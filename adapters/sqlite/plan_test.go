@@ -20,11 +20,7 @@ import (
 func TestStatementsUseIndexes(t *testing.T) {
 	t.Parallel()
 	var log bunstoretest.StatementLog
-	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "cms.db"), &Options{trace: log.Trace})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := openTraced(t, &log)
 	ran := bunstoretest.OperationStatements(t, s.Store, &log)
 
 	for _, state := range []string{"never analyzed", "analyzed"} {
@@ -79,10 +75,17 @@ func badPlanLine(plan string) string {
 func TestUpdateWritesOnlyWhatChanged(t *testing.T) {
 	t.Parallel()
 	var log bunstoretest.StatementLog
+	s := openTraced(t, &log)
+	bunstoretest.UpdateWritesOnlyWhatChanged(t, s, &log)
+}
+
+// openTraced opens a new store whose statements go to log.
+func openTraced(t *testing.T, log *bunstoretest.StatementLog) *Store {
+	t.Helper()
 	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "cms.db"), &Options{trace: log.Trace})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	bunstoretest.UpdateWritesOnlyWhatChanged(t, s, &log)
+	return s
 }
