@@ -23,11 +23,16 @@ const bulkChunk = 256
 // the chunk before it, whose writes go to the store on another goroutine
 // meanwhile (so storing one chunk overlaps the work of the next). The
 // store is asked only what neither view knows, and only once that write
-// has ended (settle): one transaction runs one statement at a time. This
-// holds while every write of the batch's kind goes through bulkTx and
-// every other use of the store settles first.
+// has ended (settle): one transaction runs one statement at a time.
+//
+// bulkTx is no Store: it holds the transaction as tx and answers exactly
+// upsertStore, the methods upsertIn and its checks ask, each from the
+// views or after settle. The compiler rejects any other use of it as a
+// store; bulkTx's own code reaches tx only when no write is in flight
+// (after settle, or before beginChunk starts one), and a batch's delete
+// gets tx itself once flush has stored and forgotten the views.
 type bulkTx struct {
-	Store   // the batch's transaction
+	tx      Store // the batch's transaction
 	doc     *Codec
 	account string
 	kind    Kind
@@ -104,8 +109,11 @@ func (v *view) setHolder(key aliasKey, id string) {
 	v.holders[key] = id
 }
 
+// bulkTx answers upsertIn's questions, and only those.
+var _ upsertStore = (*bulkTx)(nil)
+
 func newBulkTx(tx Store, doc *Codec, account string, kind Kind) *bulkTx {
-	return &bulkTx{Store: tx, doc: doc, account: account, kind: kind, cur: newView(),
+	return &bulkTx{tx: tx, doc: doc, account: account, kind: kind, cur: newView(),
 		touched: map[touchKey]time.Time{}, assignedOwners: map[string]bool{}, numbers: map[aliasKey]int64{}}
 }
 
@@ -137,12 +145,12 @@ func (b *bulkTx) beginChunk(ctx context.Context, s *Service, langs Languages, pa
 // store writes a view's records, then its assignments in order: the lists
 // of records that had none in sets, the others one by one.
 func (b *bulkTx) store(ctx context.Context, v *view) error {
-	if err := b.Store.PutRecords(ctx, v.kept); err != nil {
+	if err := b.tx.PutRecords(ctx, v.kept); err != nil {
 		return err
 	}
 	var fresh []AssignmentList
 	appendFresh := func() error {
-		err := b.Store.AppendAssignments(ctx, b.account, b.kind, fresh)
+		err := b.tx.AppendAssignments(ctx, b.account, b.kind, fresh)
 		fresh = fresh[:0]
 		return err
 	}
@@ -154,7 +162,7 @@ func (b *bulkTx) store(ctx context.Context, v *view) error {
 		if err := appendFresh(); err != nil {
 			return err
 		}
-		if err := a.write(b.Store); err != nil {
+		if err := a.write(b.tx); err != nil {
 			return err
 		}
 	}
@@ -203,7 +211,7 @@ func (b *bulkTx) touch(ctx context.Context) error {
 		return cmp.Or(cmp.Compare(x.kind, y.kind), cmp.Compare(x.id, y.id))
 	})
 	for _, k := range keys {
-		if err := b.Store.TouchRecord(ctx, b.account, k.kind, k.id, b.touched[k]); err != nil {
+		if err := b.tx.TouchRecord(ctx, b.account, k.kind, k.id, b.touched[k]); err != nil {
 			return err
 		}
 	}
@@ -222,7 +230,7 @@ func (b *bulkTx) prefetch(ctx context.Context, s *Service, langs Languages, patc
 		}
 	}
 	if len(ids) > 0 {
-		found, err := b.Store.GetRecords(ctx, b.account, b.kind, ids)
+		found, err := b.tx.GetRecords(ctx, b.account, b.kind, ids)
 		if err != nil {
 			return err
 		}
@@ -246,7 +254,7 @@ func (b *bulkTx) prefetch(ctx context.Context, s *Service, langs Languages, patc
 		}
 	}
 	for k, ids := range wanted {
-		found, err := s.existing(ctx, b.Store, b.account, k, ids)
+		found, err := s.existing(ctx, b.tx, b.account, k, ids)
 		if err != nil {
 			return err
 		}
@@ -363,7 +371,7 @@ func (b *bulkTx) askHolders(ctx context.Context, byLang map[string][]string) err
 		if len(aliases) == 0 {
 			continue
 		}
-		held, err := b.Store.AliasHolders(ctx, b.account, b.kind, lang, aliases)
+		held, err := b.tx.AliasHolders(ctx, b.account, b.kind, lang, aliases)
 		if err != nil {
 			return err
 		}
@@ -388,7 +396,7 @@ func (b *bulkTx) learnNumbers(ctx context.Context, lang string, stems []string) 
 			plain = append(plain, stem)
 			continue
 		}
-		top, err := b.Store.AliasNumbers(ctx, AliasNumberParams{Account: b.account, Kind: b.kind, Lang: lang,
+		top, err := b.tx.AliasNumbers(ctx, AliasNumberParams{Account: b.account, Kind: b.kind, Lang: lang,
 			Bases: []string{stem}, Skip: skip})
 		if err != nil {
 			return err
@@ -398,7 +406,7 @@ func (b *bulkTx) learnNumbers(ctx context.Context, lang string, stems []string) 
 	if len(plain) == 0 {
 		return nil
 	}
-	top, err := b.Store.AliasNumbers(ctx, AliasNumberParams{Account: b.account, Kind: b.kind, Lang: lang, Bases: plain})
+	top, err := b.tx.AliasNumbers(ctx, AliasNumberParams{Account: b.account, Kind: b.kind, Lang: lang, Bases: plain})
 	if err != nil {
 		return err
 	}
@@ -543,7 +551,7 @@ func (b *bulkTx) GetRecord(ctx context.Context, account string, kind Kind, id st
 			return nil, err
 		}
 	}
-	e, err := b.Store.GetRecord(ctx, account, kind, id)
+	e, err := b.tx.GetRecord(ctx, account, kind, id)
 	switch {
 	case !b.mine(account, kind):
 	case err == nil:
@@ -582,7 +590,7 @@ func (b *bulkTx) PutRecord(ctx context.Context, e *Entry) error {
 		if err := b.settle(); err != nil {
 			return err
 		}
-		return b.Store.PutRecord(ctx, e)
+		return b.tx.PutRecord(ctx, e)
 	}
 	id := e.Record.RecordID()
 	aliases := *aliasesOf(e.Record)
@@ -638,7 +646,7 @@ func (b *bulkTx) AliasNumbers(ctx context.Context, p AliasNumberParams) (map[str
 		if err := b.settle(); err != nil {
 			return nil, err
 		}
-		return b.Store.AliasNumbers(ctx, p)
+		return b.tx.AliasNumbers(ctx, p)
 	}
 	var ask []string
 	for _, base := range p.Bases {
@@ -672,7 +680,7 @@ func (b *bulkTx) LockAlias(ctx context.Context, account string, kind Kind, lang,
 	if err := b.settle(); err != nil {
 		return err
 	}
-	return b.Store.LockAlias(ctx, account, kind, lang, base)
+	return b.tx.LockAlias(ctx, account, kind, lang, base)
 }
 
 // AliasHolder answers from the views, asking the store what they do not
@@ -682,7 +690,7 @@ func (b *bulkTx) AliasHolder(ctx context.Context, account string, kind Kind, lan
 		if err := b.settle(); err != nil {
 			return "", err
 		}
-		return b.Store.AliasHolder(ctx, account, kind, lang, alias)
+		return b.tx.AliasHolder(ctx, account, kind, lang, alias)
 	}
 	key := aliasKey{lang, alias}
 	holder, ok := b.holder(key)
@@ -691,7 +699,7 @@ func (b *bulkTx) AliasHolder(ctx context.Context, account string, kind Kind, lan
 			return "", err
 		}
 		var err error
-		holder, err = b.Store.AliasHolder(ctx, account, kind, lang, alias)
+		holder, err = b.tx.AliasHolder(ctx, account, kind, lang, alias)
 		switch {
 		case ErrorCode(err) == CodeNotFound:
 			holder = ""
@@ -713,7 +721,7 @@ func (b *bulkTx) ExistingIDs(ctx context.Context, account string, kind Kind, ids
 		if err := b.settle(); err != nil {
 			return nil, err
 		}
-		return b.Store.ExistingIDs(ctx, account, kind, ids)
+		return b.tx.ExistingIDs(ctx, account, kind, ids)
 	}
 	var found, ask []string
 	for _, id := range ids {
@@ -731,7 +739,7 @@ func (b *bulkTx) ExistingIDs(ctx context.Context, account string, kind Kind, ids
 	if err := b.settle(); err != nil {
 		return nil, err
 	}
-	got, err := b.Store.ExistingIDs(ctx, account, kind, ask)
+	got, err := b.tx.ExistingIDs(ctx, account, kind, ask)
 	if err != nil {
 		return nil, err
 	}
@@ -764,7 +772,7 @@ func (b *bulkTx) TouchRecord(ctx context.Context, account string, kind Kind, id 
 	if err != nil {
 		return err
 	}
-	return b.Store.TouchRecord(ctx, account, kind, id, at)
+	return b.tx.TouchRecord(ctx, account, kind, id, at)
 }
 
 // SetMapResources is kept for the view's write.
@@ -807,7 +815,7 @@ func (b *bulkTx) assign(account string, owners Kind, list AssignmentList, write 
 		if err := b.settle(); err != nil {
 			return err
 		}
-		return write(b.Store)
+		return write(b.tx)
 	}
 	a := assignment{write: write}
 	if owners == b.kind && !b.assignedOwners[list.Owner] {
@@ -815,9 +823,4 @@ func (b *bulkTx) assign(account string, owners Kind, list AssignmentList, write 
 	}
 	b.cur.assigned = append(b.cur.assigned, a)
 	return nil
-}
-
-// WithTx runs fn on the view: it is already in the transaction.
-func (b *bulkTx) WithTx(ctx context.Context, fn func(tx Store) error) error {
-	return fn(b)
 }
