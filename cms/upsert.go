@@ -199,32 +199,6 @@ var (
 	errPrecondition = &Error{Code: CodePrecondition, Message: "Precondition failed"}
 )
 
-// caller returns the principal of ctx when it may do action on kind.
-func (s *Service) caller(ctx context.Context, kind Kind, action Action) (Principal, error) {
-	p, ok := PrincipalFrom(ctx)
-	if !ok {
-		return Principal{}, errUnauthorized
-	}
-	if !p.Can(kind, action) {
-		return Principal{}, errForbidden
-	}
-	return p, nil
-}
-
-// codec returns the (cached) codec of a language configuration.
-func (s *Service) codec(langs Languages) (*Codec, error) {
-	key := langs.String()
-	if c, ok := s.codecs.Load(key); ok {
-		return c.(*Codec), nil
-	}
-	c, err := NewCodec(langs)
-	if err != nil {
-		return nil, err
-	}
-	actual, _ := s.codecs.LoadOrStore(key, c)
-	return actual.(*Codec), nil
-}
-
 func deleteAsked(rec Record) bool {
 	switch r := rec.(type) {
 	case *Resource:
@@ -381,10 +355,4 @@ func (s *Service) checkMerged(codec *Codec, merged Record) []fieldProblem {
 	w := walker{codec: codec, add: func(path, text string) { problems = append(problems, fieldProblem{path, text}) }}
 	w.trackOnly(merged)
 	return problems
-}
-
-// Timestamp formats t as the contract's YYYY-MM-DD HH:MM:SS in the
-// service's zone (Options.Location).
-func (s *Service) Timestamp(t time.Time) string {
-	return t.In(s.opts.Location).Format(time.DateTime)
 }
