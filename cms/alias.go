@@ -37,7 +37,7 @@ func titlesOf(rec Record) Langs[string] {
 // checkAliases reports every urlAlias of the body held by another record
 // of the kind in the same language (DECISIONS §5). held are the record's
 // stored aliases (nil for a new record): those need no look-up.
-func (s *Service) checkAliases(ctx context.Context, tx Store, p Principal, patch Record, held Langs[string]) ([]fieldProblem, error) {
+func (s *Service) checkAliases(ctx context.Context, tx upsertStore, p Principal, patch Record, held Langs[string]) ([]fieldProblem, error) {
 	aliases := *aliasesOf(patch)
 	var problems []fieldProblem
 	for _, lang := range p.Langs.All {
@@ -66,7 +66,7 @@ func (s *Service) checkAliases(ctx context.Context, tx Store, p Principal, patch
 // language: of the id), made unique in its language with -2, -3, ...
 // (uniqueAlias). Languages are taken in the account's order, so
 // concurrent writers hold their aliases' stems in one order.
-func (s *Service) makeAliases(ctx context.Context, tx Store, p Principal, rec Record, patch Record) error {
+func (s *Service) makeAliases(ctx context.Context, tx upsertStore, p Principal, rec Record, patch Record) error {
 	aliases := aliasesOf(rec)
 	if *aliases == nil {
 		*aliases = Langs[string]{}

@@ -132,3 +132,17 @@ func (c *Codec) kind(rec Record) (*objectCodec, reflect.Value) {
 	}
 	return oc, reflect.ValueOf(rec).Elem()
 }
+
+// codec returns the (cached) codec of a language configuration.
+func (s *Service) codec(langs Languages) (*Codec, error) {
+	key := langs.String()
+	if c, ok := s.codecs.Load(key); ok {
+		return c.(*Codec), nil
+	}
+	c, err := NewCodec(langs)
+	if err != nil {
+		return nil, err
+	}
+	actual, _ := s.codecs.LoadOrStore(key, c)
+	return actual.(*Codec), nil
+}

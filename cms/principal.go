@@ -61,6 +61,18 @@ func Allowed(perms []string, kind Kind, action Action) bool {
 	return false
 }
 
+// caller returns the principal of ctx when it may do action on kind.
+func (s *Service) caller(ctx context.Context, kind Kind, action Action) (Principal, error) {
+	p, ok := PrincipalFrom(ctx)
+	if !ok {
+		return Principal{}, errUnauthorized
+	}
+	if !p.Can(kind, action) {
+		return Principal{}, errForbidden
+	}
+	return p, nil
+}
+
 // ParsePerms reads a comma-separated permission list ("resource:read,
 // map:*"); the empty string is no permission at all. Each entry must be
 // "*" or "<kind|*>:<action|*>".

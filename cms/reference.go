@@ -55,7 +55,7 @@ func refUses(spec *typeSpec, v reflect.Value, prefix string, uses []refUse) []re
 // assigned are the record's stored assignment lists (read in tx): the
 // records they name exist, as an assignment goes with either of its
 // records, so an update that posts them back asks for none of them.
-func (s *Service) checkReferences(ctx context.Context, tx Store, p Principal, patch Record, assigned map[Role][]string) ([]fieldProblem, error) {
+func (s *Service) checkReferences(ctx context.Context, tx upsertStore, p Principal, patch Record, assigned map[Role][]string) ([]fieldProblem, error) {
 	uses := refUses(s.doc.kinds[patch.Kind()].spec, reflect.ValueOf(patch).Elem(), "", nil)
 	if len(uses) == 0 {
 		return nil, nil
@@ -102,7 +102,7 @@ func (s *Service) checkReferences(ctx context.Context, tx Store, p Principal, pa
 }
 
 // existence tells, per kind, which of the ids uses name exist.
-func (s *Service) existence(ctx context.Context, st Store, account string, uses []refUse) (map[Kind]map[string]bool, error) {
+func (s *Service) existence(ctx context.Context, st upsertStore, account string, uses []refUse) (map[Kind]map[string]bool, error) {
 	wanted := map[Kind][]string{}
 	for _, u := range uses {
 		for _, k := range refKinds(u.toKind) {
@@ -124,7 +124,7 @@ func (s *Service) existence(ctx context.Context, st Store, account string, uses 
 
 // existing returns which of ids exist, asking in slices so a long list
 // never builds one huge query.
-func (s *Service) existing(ctx context.Context, tx Store, account string, kind Kind, ids []string) (map[string]bool, error) {
+func (s *Service) existing(ctx context.Context, tx upsertStore, account string, kind Kind, ids []string) (map[string]bool, error) {
 	found := make(map[string]bool, len(ids))
 	for chunk := range slices.Chunk(ids, 500) {
 		got, err := tx.ExistingIDs(ctx, account, kind, chunk)
@@ -226,7 +226,7 @@ func namesAssignments(patch Record) bool {
 // changed, and gives every record on the other side whose role changed a
 // new timeLastUpdate. It returns the lists after and whether anything
 // changed.
-func (s *Service) assign(ctx context.Context, tx Store, account string, patch Record, before map[Role][]string, now time.Time) (map[Role][]string, bool, error) {
+func (s *Service) assign(ctx context.Context, tx upsertStore, account string, patch Record, before map[Role][]string, now time.Time) (map[Role][]string, bool, error) {
 	var a assignmentSide
 	switch r := patch.(type) {
 	case *Resource:

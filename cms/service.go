@@ -2,7 +2,9 @@ package cms
 
 import (
 	"crypto/rand"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"runtime"
@@ -237,5 +239,19 @@ func (s *Service) Now() time.Time { return s.opts.Now() }
 
 func (s *Service) now() time.Time { return s.opts.Now() }
 
+func (s *Service) randomHex(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := io.ReadFull(s.opts.Rand, b); err != nil {
+		return "", fmt.Errorf("cms: random: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
 // Location is the zone of the timestamps on the wire (Options.Location).
 func (s *Service) Location() *time.Location { return s.opts.Location }
+
+// Timestamp formats t as the contract's YYYY-MM-DD HH:MM:SS in the
+// service's zone (Options.Location).
+func (s *Service) Timestamp(t time.Time) string {
+	return t.In(s.opts.Location).Format(time.DateTime)
+}

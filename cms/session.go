@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -287,39 +286,10 @@ func refreshHash(token string) ([]byte, bool) {
 	return h[:], true
 }
 
-func (s *Service) randomHex(n int) (string, error) {
-	b := make([]byte, n)
-	if _, err := io.ReadFull(s.opts.Rand, b); err != nil {
-		return "", fmt.Errorf("cms: random: %w", err)
-	}
-	return hex.EncodeToString(b), nil
-}
-
 // IsThrottled returns the wait of a CodeTooMany login refusal.
 func IsThrottled(err error) (time.Duration, bool) {
 	if t, ok := errors.AsType[*ThrottledError](err); ok {
 		return t.RetryAfter, true
 	}
 	return 0, false
-}
-
-// Purge deletes what has expired: refresh-token families past their
-// absolute lifetime, login failures older than the throttling window,
-// addresses a user last logged in from more than 30 days ago, and finished batches older
-// than Options.BatchRetention.
-// Hosts call it now and then (the standalone server hourly); nothing
-// depends on it for correctness, only the tables' size.
-func (s *Service) Purge(ctx context.Context) error {
-	now := s.now()
-	if _, err := s.store.PurgeRefreshTokens(ctx, now); err != nil {
-		return err
-	}
-	if _, err := s.store.PurgeLoginFailures(ctx, now.Add(-s.opts.LoginWindow)); err != nil {
-		return err
-	}
-	if _, err := s.store.PurgeKnownAddresses(ctx, now.Add(-knownAddressAge)); err != nil {
-		return err
-	}
-	_, err := s.store.PurgeBatches(ctx, now.Add(-s.opts.BatchRetention))
-	return err
 }

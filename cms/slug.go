@@ -103,7 +103,7 @@ var errNoFreeAlias = errors.New("cms: no free urlAlias number")
 // look-ups through the alias index, however many records share the
 // base. In a write transaction the stem is held (LockAlias) until it
 // ends, so concurrent writers take numbers one after the other.
-func uniqueAlias(ctx context.Context, tx Store, account string, kind Kind, lang, first string) (string, error) {
+func uniqueAlias(ctx context.Context, tx upsertStore, account string, kind Kind, lang, first string) (string, error) {
 	first = cutAlias(first, maxAliasLength)
 	stem := aliasStem(first)
 	if err := tx.LockAlias(ctx, account, kind, lang, stem); err != nil {

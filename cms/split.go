@@ -1,9 +1,14 @@
 package cms
 
 import (
+	"context"
 	"errors"
 	"io"
+	"runtime"
+	"sync"
 )
+
+var errBatchShape = errors.New("a batch is one JSON array of objects")
 
 // recordSplitter cuts the records of a batch body (one JSON array of
 // objects) out of it, one at a time, without reading them as JSON: it
@@ -126,4 +131,97 @@ func (s *recordSplitter) window(dst [][]byte, n int) ([][]byte, error) {
 		dst = append(dst, raw)
 	}
 	return dst, nil
+}
+
+// decodedWindow is a window of a batch's records, decoded (each with its
+// error), or the error that ended the splitting.
+type decodedWindow[R any] struct {
+	items []R
+	errs  []error
+	err   error
+}
+
+// decodedWindows cuts a batch body into windows (splitWindows) and decodes
+// each on every core, a window ahead of the caller, on a goroutine of its
+// own. It stops after a window the splitter refused, or when ctx ends.
+func decodedWindows[R any](ctx context.Context, split *recordSplitter, max int, decode func([]byte) (R, error)) <-chan decodedWindow[R] {
+	out := make(chan decodedWindow[R], 1)
+	go func() {
+		defer close(out)
+		for w := range splitWindows(ctx, split, max) {
+			d := decodedWindow[R]{err: w.err}
+			if w.err == nil {
+				d.items, d.errs = decodeAll(w.raws, decode)
+			}
+			select {
+			case out <- d:
+			case <-ctx.Done():
+				return
+			}
+			if w.err != nil {
+				return
+			}
+		}
+	}()
+	return out
+}
+
+// rawWindow is a window of a batch body's records, or the error that
+// ended the splitting.
+type rawWindow struct {
+	raws [][]byte
+	err  error
+}
+
+// splitWindows cuts the records of a batch body into windows of bulkChunk
+// on a goroutine of its own, a window ahead of the caller. It stops after
+// the window that passes max records (the caller refuses the batch), or
+// when ctx ends.
+func splitWindows(ctx context.Context, split *recordSplitter, max int) <-chan rawWindow {
+	out := make(chan rawWindow, 1)
+	go func() {
+		defer close(out)
+		count := 0
+		for full := true; full && count <= max; {
+			raws, err := split.window(make([][]byte, 0, bulkChunk), bulkChunk)
+			full = err == nil && len(raws) == bulkChunk
+			count += len(raws)
+			select {
+			case out <- rawWindow{raws, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return out
+}
+
+// decodeAll decodes raw records with decode, spread over the cores.
+func decodeAll[R any](raws [][]byte, decode func([]byte) (R, error)) ([]R, []error) {
+	items, errs := make([]R, len(raws)), make([]error, len(raws))
+	workers := min(runtime.GOMAXPROCS(0), (len(raws)+31)/32)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(raws); i += workers {
+				items[i], errs[i] = decodeSafely(decode, raws[i])
+			}
+		})
+	}
+	wg.Wait()
+	return items, errs
+}
+
+// decodeSafely is decode with a panic turned into the record's error: a
+// decoding goroutine has no caller to recover it.
+func decodeSafely[R any](decode func([]byte) (R, error), raw []byte) (item R, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = panicError(v)
+		}
+	}()
+	return decode(raw)
 }

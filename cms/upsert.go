@@ -99,9 +99,27 @@ func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *Upse
 	return res, nil
 }
 
+// upsertStore is what upsertIn and the checks and writes it calls
+// (checkReferences, checkAliases, makeAliases, uniqueAlias, assign) ask of
+// their store: exactly these methods. A single upsert passes its Store
+// transaction; a batch passes its bulkTx, which answers them from its
+// views, so the compiler rejects any other use of the store on the way.
+type upsertStore interface {
+	GetRecord(ctx context.Context, account string, kind Kind, id string) (*Entry, error)
+	PutRecord(ctx context.Context, e *Entry) error
+	ExistingIDs(ctx context.Context, account string, kind Kind, ids []string) ([]string, error)
+	TouchRecord(ctx context.Context, account string, kind Kind, id string, at time.Time) error
+	AliasHolder(ctx context.Context, account string, kind Kind, lang, alias string) (string, error)
+	AliasNumbers(ctx context.Context, p AliasNumberParams) (map[string]int64, error)
+	LockAlias(ctx context.Context, account string, kind Kind, lang, base string) error
+	SetMapResources(ctx context.Context, account, mapID string, role Role, resourceIDs []string) error
+	SetResourceMaps(ctx context.Context, account, resourceID string, role Role, mapIDs []string) error
+	AppendAssignments(ctx context.Context, account string, owners Kind, lists []AssignmentList) error
+}
+
 // upsertIn merges a decoded, sanitized body into the stored record inside
 // tx, or reports every problem found (problems holds the body's own).
-func (s *Service) upsertIn(ctx context.Context, tx Store, p Principal, codec *Codec, patch Record,
+func (s *Service) upsertIn(ctx context.Context, tx upsertStore, p Principal, codec *Codec, patch Record,
 	problems []fieldProblem, o UpsertOptions) (UpsertResult, error) {
 	kind, id := patch.Kind(), patch.RecordID()
 	res := UpsertResult{Kind: kind, ID: id}
@@ -180,32 +198,6 @@ var (
 	errForbidden    = &Error{Code: CodeForbidden, Message: "Forbidden"}
 	errPrecondition = &Error{Code: CodePrecondition, Message: "Precondition failed"}
 )
-
-// caller returns the principal of ctx when it may do action on kind.
-func (s *Service) caller(ctx context.Context, kind Kind, action Action) (Principal, error) {
-	p, ok := PrincipalFrom(ctx)
-	if !ok {
-		return Principal{}, errUnauthorized
-	}
-	if !p.Can(kind, action) {
-		return Principal{}, errForbidden
-	}
-	return p, nil
-}
-
-// codec returns the (cached) codec of a language configuration.
-func (s *Service) codec(langs Languages) (*Codec, error) {
-	key := langs.String()
-	if c, ok := s.codecs.Load(key); ok {
-		return c.(*Codec), nil
-	}
-	c, err := NewCodec(langs)
-	if err != nil {
-		return nil, err
-	}
-	actual, _ := s.codecs.LoadOrStore(key, c)
-	return actual.(*Codec), nil
-}
 
 func deleteAsked(rec Record) bool {
 	switch r := rec.(type) {
@@ -363,10 +355,4 @@ func (s *Service) checkMerged(codec *Codec, merged Record) []fieldProblem {
 	w := walker{codec: codec, add: func(path, text string) { problems = append(problems, fieldProblem{path, text}) }}
 	w.trackOnly(merged)
 	return problems
-}
-
-// Timestamp formats t as the contract's YYYY-MM-DD HH:MM:SS in the
-// service's zone (Options.Location).
-func (s *Service) Timestamp(t time.Time) string {
-	return t.In(s.opts.Location).Format(time.DateTime)
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/bwcms/cms/cms"
 )
 
-// The batch apply path (cms/bulk.go) answers upsertIn's reads from data
+// The batch apply path (cms/batchview.go) answers upsertIn's reads from data
 // prefetched per chunk of 256 records and flushes its writes once a chunk,
 // so it could drift from single upserts in ways unit tests of either side
 // do not see. TestBatchEquivalence is a differential test: for each
