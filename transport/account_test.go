@@ -2,6 +2,7 @@ package transport
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -222,5 +223,44 @@ func TestDeleteUser(t *testing.T) {
 			t.Errorf("the old refresh token works for the new writer: %d", w.Code)
 		}
 		e.login("writer")
+	})
+}
+
+// Adding a language to an account with more records than one transaction
+// takes: every record gets an alias, each unique, none twice.
+func TestAddLanguageInChunks(t *testing.T) {
+	forEachStore(t, func(t *testing.T, e *env) {
+		tok := e.login("otto").AccessToken
+		const n = 600 // more than two chunks
+		for i := range n {
+			body := fmt.Sprintf(`{"id":"r-%03d","title":"Gleich"}`, i)
+			if w := e.sendWith(tok, http.MethodPost, "/api/bw/v2/resource", body); w.Code != http.StatusCreated {
+				t.Fatalf("create %d: %d %s", i, w.Code, w.Body)
+			}
+		}
+		made, err := e.svc.AddLanguage(t.Context(), "other", "en")
+		if err != nil || made != n {
+			t.Fatalf("AddLanguage: %d, %v; want %d", made, err, n)
+		}
+		fresh := e.login("otto").AccessToken
+		w := e.sendWith(fresh, http.MethodGet, "/api/bw/v2/resource/published/*", "")
+		var recs []map[string]any
+		if err := json.Unmarshal(w.Body.Bytes(), &recs); err != nil || len(recs) != n {
+			t.Fatalf("list: %d records, %v", len(recs), err)
+		}
+		seen := map[any]string{}
+		for _, r := range recs {
+			alias := r["urlAlias_en"]
+			if alias == nil || alias == "" {
+				t.Fatalf("%v has no urlAlias_en", r["id"])
+			}
+			if other, ok := seen[alias]; ok {
+				t.Fatalf("%v and %v share urlAlias_en %v", other, r["id"], alias)
+			}
+			seen[alias] = r["id"].(string)
+			if alias != r["urlAlias"] {
+				t.Errorf("%v: urlAlias_en %v, want its default alias %v (same stem, same numbering)", r["id"], alias, r["urlAlias"])
+			}
+		}
 	})
 }
