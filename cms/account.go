@@ -170,6 +170,30 @@ func (s *Service) SetDisabled(ctx context.Context, name string, disabled bool) e
 	return err
 }
 
+// DeleteUser removes a user kept in the Store, with its failed logins and
+// the addresses it logged in from. Its refresh tokens are revoked, and its
+// access tokens stop as a disabled user's do: at once on this instance,
+// within Options.UserRecheck on the others. A user created later with the
+// same name starts afresh. CodeNotFound for no user.
+func (s *Service) DeleteUser(ctx context.Context, name string) error {
+	err := s.inTx(ctx, func(tx Store) error {
+		u, err := tx.GetUser(ctx, name)
+		if err != nil {
+			return err
+		}
+		u.Changed = s.now()
+		if err := revokeTokens(ctx, tx, u); err != nil {
+			return err
+		}
+		if err := resetLoginFailures(ctx, tx, u); err != nil {
+			return err
+		}
+		return tx.DeleteUser(ctx, name)
+	})
+	s.users.forget(name)
+	return err
+}
+
 // afterChange is what else a change of a user does, in its transaction.
 type afterChange func(ctx context.Context, tx Store, u User) error
 

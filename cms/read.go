@@ -181,6 +181,22 @@ func (s *Service) Codec(ctx context.Context) (*Codec, error) {
 	return s.codec(p.Langs)
 }
 
+// AccountCodec returns the codec of the languages the principal's account
+// in ctx has now, which a token issued before a change of the account's
+// languages does not carry: schemas follow a change at once. Errors:
+// CodeUnauthorized, CodeNotFound when the account is gone.
+func (s *Service) AccountCodec(ctx context.Context) (*Codec, error) {
+	p, ok := PrincipalFrom(ctx)
+	if !ok {
+		return nil, errUnauthorized
+	}
+	acc, err := s.store.GetAccount(ctx, p.Account)
+	if err != nil {
+		return nil, err
+	}
+	return s.codec(acc.Langs)
+}
+
 // ETag is the entity tag of a stored record: it changes exactly when its
 // timeLastUpdate does, never with a Proposal's access counters.
 func ETag(e *Entry) string {

@@ -355,6 +355,9 @@ type AccountStore interface {
 	GetAccount(ctx context.Context, id string) (Account, error)
 	// ListAccounts returns every account in id order.
 	ListAccounts(ctx context.Context) ([]Account, error)
+	// UpdateAccount replaces an account's languages. CodeNotFound when
+	// there is none.
+	UpdateAccount(ctx context.Context, a Account) error
 	// CreateUser stores a new user. CodeConflict when the name exists;
 	// CodeNotFound when the account does not.
 	CreateUser(ctx context.Context, u User) error
@@ -365,6 +368,10 @@ type AccountStore interface {
 	UpdateUser(ctx context.Context, u User) error
 	// ListUsers returns the users of an account ("" for all) in name order.
 	ListUsers(ctx context.Context, account string) ([]User, error)
+	// DeleteUser removes a user and the addresses it logged in from
+	// (its refresh tokens and login attempts are the caller's to revoke
+	// and reset). CodeNotFound when there is none.
+	DeleteUser(ctx context.Context, name string) error
 	// ReserveLogin decides, in one step that concurrent calls for the same
 	// username take one at a time (on every instance of one database),
 	// whether a login attempt may have its password checked, and when it

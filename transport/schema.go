@@ -14,22 +14,22 @@ type schemaKey struct {
 }
 
 // schema answers schema.json and schema.multiple.json for the caller's
-// languages, generated once per language configuration; /full adds every
+// account's languages, generated once per language configuration; /full adds every
 // record of the kind (DECISIONS §9).
 func (h *Handler) schema(w http.ResponseWriter, r *http.Request, rp *recordPath) {
-	p, _ := cms.PrincipalFrom(r.Context())
-	doc, err := h.schemaDoc(rp.Kind, p.Langs, rp.Multiple)
+	// The account's languages as they are now, not as the token has them.
+	codec, err := h.svc.AccountCodec(r.Context())
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	doc, err := h.schemaDoc(rp.Kind, codec.Languages(), rp.Multiple)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
 	if !rp.Full {
 		writeRaw(w, http.StatusOK, doc)
-		return
-	}
-	codec, err := h.svc.Codec(r.Context())
-	if err != nil {
-		h.writeError(w, r, err)
 		return
 	}
 	seq, err := h.svc.Read(r.Context(), rp.Kind, cms.ReadParams{Published: cms.PublishedAny})

@@ -52,6 +52,20 @@ func testAccounts(t *testing.T, open func(t *testing.T) cms.Store) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("ListAccounts:\n got %+v\nwant %+v", got, want)
 		}
+
+		// UpdateAccount replaces the languages of one account only.
+		itEnDe, _ := cms.NewLanguages("en", "it", "en", "de")
+		must(t, s.UpdateAccount(ctx, cms.Account{ID: "b-acc", Langs: itEnDe}))
+		if got, err := s.GetAccount(ctx, "b-acc"); err != nil || !reflect.DeepEqual(got.Langs, itEnDe) {
+			t.Errorf("after UpdateAccount: %+v, %v; want langs %+v", got, err, itEnDe)
+		}
+		if got, _ := s.GetAccount(ctx, "a-acc"); !reflect.DeepEqual(got.Langs, enItDe) {
+			t.Errorf("UpdateAccount of b-acc changed a-acc: %+v", got)
+		}
+		wantCode(t, s.UpdateAccount(ctx, cms.Account{ID: "nope", Langs: itEn}), cms.CodeNotFound, "UpdateAccount of an unknown id")
+		if _, err := s.GetAccount(ctx, "nope"); cms.ErrorCode(err) != cms.CodeNotFound {
+			t.Errorf("UpdateAccount of an unknown id made it: %v", err)
+		}
 	})
 
 	t.Run("Users", func(t *testing.T) {
@@ -129,6 +143,21 @@ func testAccounts(t *testing.T, open func(t *testing.T) cms.Store) {
 		}
 		wantCode(t, s.UpdateUser(ctx, cms.User{Name: "eve", Account: "a", PasswordHash: "h", Changed: t0}), cms.CodeNotFound,
 			"UpdateUser of an unknown user")
+
+		// DeleteUser removes one user; its name is free again.
+		must(t, s.DeleteUser(ctx, "carl"))
+		_, err = s.GetUser(ctx, "carl")
+		wantCode(t, err, cms.CodeNotFound, "GetUser of a deleted user")
+		wantCode(t, s.DeleteUser(ctx, "carl"), cms.CodeNotFound, "DeleteUser of a deleted user")
+		inA, err = s.ListUsers(ctx, "a")
+		must(t, err)
+		if got := userNames(inA); !slices.Equal(got, []string{"Bob", "zoe"}) {
+			t.Errorf("ListUsers(a) after deleting carl: %v", got)
+		}
+		must(t, s.CreateUser(ctx, cms.User{Name: "carl", Account: "b", PasswordHash: "h2", Changed: t0}))
+		if got, err := s.GetUser(ctx, "carl"); err != nil || got.Account != "b" || got.PasswordHash != "h2" {
+			t.Errorf("carl created again: %+v, %v", got, err)
+		}
 	})
 
 	t.Run("Settings", func(t *testing.T) {

@@ -10,26 +10,68 @@ import (
 	"github.com/bwcms/cms/cms"
 )
 
-// accountCommand runs "account add ID [--langs en,it]".
+const accountUsage = `usage:
+  standalone account add ID [--langs en,it]
+  standalone account list
+  standalone account add-lang ID CODE
+  standalone account default-lang ID CODE`
+
+// accountCommand runs the account subcommands.
 func accountCommand(ctx context.Context, args []string, e env) error {
 	cfg, rest, err := settings(e, "account", args, []setting{dbSetting,
 		{"langs", "", "en", "languages, default first"}})
 	if err != nil {
 		return err
 	}
-	if len(rest) != 2 || rest[0] != "add" {
-		return errors.New("usage: standalone account add ID [--langs en,it] [--db D]")
+	if len(rest) == 0 {
+		return errors.New(accountUsage)
 	}
-	id := rest[1]
-	langs, err := cms.ParseLanguages(cfg["langs"])
-	if err != nil {
-		return fmt.Errorf("--langs: %w", err)
+	verb, rest := rest[0], rest[1:]
+	want := map[string]int{"add": 1, "list": 0, "add-lang": 2, "default-lang": 2}
+	if n, ok := want[verb]; !ok || len(rest) != n {
+		return errors.New(accountUsage)
+	}
+	var langs cms.Languages
+	if verb == "add" {
+		if langs, err = cms.ParseLanguages(cfg["langs"]); err != nil {
+			return fmt.Errorf("--langs: %w", err)
+		}
 	}
 	return withService(ctx, cfg, func(svc *cms.Service) error {
-		if err := svc.CreateAccount(ctx, id, langs); err != nil {
-			return err
+		switch verb {
+		case "add":
+			if err := svc.CreateAccount(ctx, rest[0], langs); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "account %s added (langs %s)\n", rest[0], langs)
+		case "list":
+			accounts, err := svc.Accounts(ctx)
+			if err != nil {
+				return err
+			}
+			for _, a := range accounts {
+				fmt.Fprintf(e.stdout, "%s\t%s\n", a.ID, a.Langs)
+			}
+		case "add-lang":
+			made, err := svc.AddLanguage(ctx, rest[0], rest[1])
+			if err != nil {
+				return err
+			}
+			acc, err := svc.Account(ctx, rest[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "account %s: langs %s, %d records given a urlAlias in %s\n", rest[0], acc.Langs, made, rest[1])
+		case "default-lang":
+			if err := svc.SetDefaultLanguage(ctx, rest[0], rest[1]); err != nil {
+				return err
+			}
+			acc, err := svc.Account(ctx, rest[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "account %s: langs %s\n", rest[0], acc.Langs)
 		}
-		fmt.Fprintf(e.stdout, "account %s added (langs %s)\n", id, langs)
 		return nil
 	})
 }
@@ -40,6 +82,7 @@ const userUsage = `usage:
   standalone user perms NAME P1,P2
   standalone user disable NAME | enable NAME
   standalone user unlock NAME
+  standalone user delete NAME
   standalone user list [--account ID]`
 
 // userCommand runs the user subcommands.
@@ -55,7 +98,7 @@ func userCommand(ctx context.Context, args []string, e env) error {
 		return errors.New(userUsage)
 	}
 	verb, rest := rest[0], rest[1:]
-	want := map[string]int{"add": 1, "passwd": 1, "perms": 2, "disable": 1, "enable": 1, "unlock": 1, "list": 0}
+	want := map[string]int{"add": 1, "passwd": 1, "perms": 2, "disable": 1, "enable": 1, "unlock": 1, "delete": 1, "list": 0}
 	n, ok := want[verb]
 	if !ok || len(rest) != n {
 		return errors.New(userUsage)
@@ -92,6 +135,11 @@ func userCommand(ctx context.Context, args []string, e env) error {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "user %s: failed logins cleared\n", rest[0])
+		case "delete":
+			if err := svc.DeleteUser(ctx, rest[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "user %s deleted, refresh tokens revoked\n", rest[0])
 		case "list":
 			users, err := svc.Users(ctx, cfg["account"])
 			if err != nil {

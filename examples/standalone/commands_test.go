@@ -28,7 +28,15 @@ func TestCommands(t *testing.T) {
 		{args: []string{"account", "add", "it-shop"}, code: 1, stderr: "account it-shop exists"},
 		{args: []string{"account", "add", "ab"}, code: 1, stderr: `account id "ab"`},
 		{args: []string{"account", "add", "xx-shop", "--langs", "english"}, code: 1, stderr: "--langs"},
-		{args: []string{"account", "list"}, code: 1, stderr: "usage"},
+		{args: []string{"account", "list", "extra"}, code: 1, stderr: "usage"},
+		{args: []string{"account", "list"}, stdout: "de-shop\tde\ndefault\ten\nit-shop\tit,en\n"},
+		{args: []string{"account", "add-lang", "de-shop", "EN"}, code: 1, stderr: "two lowercase letters"},
+		{args: []string{"account", "add-lang", "nowhere", "en"}, code: 1, stderr: "account nowhere not found"},
+		{args: []string{"account", "add-lang", "de-shop"}, code: 1, stderr: "usage"},
+		{args: []string{"account", "add-lang", "de-shop", "en"}, stdout: "account de-shop: langs de,en, 0 records given a urlAlias in en\n"},
+		{args: []string{"account", "default-lang", "de-shop", "fr"}, code: 1, stderr: "not one of account de-shop's languages"},
+		{args: []string{"account", "default-lang", "de-shop", "en"}, stdout: "account de-shop: langs en,de\n"},
+		{args: []string{"account", "list"}, stdout: "de-shop\ten,de\ndefault\ten\nit-shop\tit,en\n"},
 		{args: []string{"user", "add", "maria", "--account", "it-shop", "--perms", "resource:*,map:read", "--password", "maria password"},
 			stdout: "user maria added to account it-shop (perms resource:*,map:read)\n"},
 		{args: []string{"user", "add", "hans", "--account", "de-shop"}, env: map[string]string{"CMS_USER_PASSWORD": "hans password"},
@@ -53,6 +61,9 @@ func TestCommands(t *testing.T) {
 			stdout: "user nobody: password changed, refresh tokens revoked, failed logins cleared\n"},
 		{args: []string{"user", "list"}, stdout: "hans\tde-shop\t*\tenabled\nmaria\tit-shop\tresource:*,map:read\tenabled\nnobody\tdefault\t\"\"\tenabled\n"},
 		{args: []string{"user", "list", "--account", "it-shop"}, stdout: "maria\tit-shop\tresource:*,map:read\tenabled\n"},
+		{args: []string{"user", "delete", "ghost"}, code: 1, stderr: "user ghost not found"},
+		{args: []string{"user", "delete", "nobody"}, stdout: "user nobody deleted, refresh tokens revoked\n"},
+		{args: []string{"user", "list"}, stdout: "hans\tde-shop\t*\tenabled\nmaria\tit-shop\tresource:*,map:read\tenabled\n"},
 	}
 	for i, s := range steps {
 		c := &cli{env: map[string]string{"CMS_DB": db}, stdin: s.stdin}

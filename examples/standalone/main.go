@@ -5,11 +5,15 @@
 //	           [--trusted-proxies P1,P2] [--refresh-grace D] [--read-header-timeout D] [--idle-timeout D] [--max-conns N] [--body-timeout D] [--write-timeout D]
 //	standalone worker [--db D] [--batch-workers N] [--batch-lease D]
 //	standalone account add ID [--langs en,it]
+//	standalone account list
+//	standalone account add-lang ID CODE
+//	standalone account default-lang ID CODE
 //	standalone user add NAME [--account ID] [--perms P1,P2] [--password P]
 //	standalone user passwd NAME [--password P]
 //	standalone user perms NAME P1,P2
 //	standalone user disable NAME | enable NAME
 //	standalone user unlock NAME
+//	standalone user delete NAME
 //	standalone user list [--account ID]
 //
 // Every flag has an environment variable (CMS_ADDR, CMS_DB, CMS_LANGS,

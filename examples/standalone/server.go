@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -33,7 +34,7 @@ const shutdownGrace = 15 * time.Second
 var serverSettings = []setting{
 	{"addr", "CMS_ADDR", "127.0.0.1:8080", "listen address"},
 	dbSetting,
-	{"langs", "CMS_LANGS", "en", "languages of the bootstrap account, default first"},
+	{"langs", "CMS_LANGS", "", "languages of the bootstrap account when it is created, default first (en when not given)"},
 	{"admin-user", "CMS_ADMIN_USER", "admin", "bootstrap admin username"},
 	{"admin-password", "CMS_ADMIN_PASSWORD", "", "bootstrap admin password (default: generated and printed once)"},
 	{"jwt-secret", "CMS_JWT_SECRET", "", "HS256 secret, 32 bytes or more (default: generated and kept in the database)"},
@@ -150,7 +151,7 @@ func serve(ctx context.Context, args []string, e env) error {
 // setUp opens the store, creates the bootstrap account and admin when
 // missing, and builds the handler.
 func setUp(ctx context.Context, cfg map[string]string, tune tuning, proxies []netip.Prefix, e env, log *slog.Logger) (http.Handler, *cms.Service, cms.Store, error) {
-	langs, err := cms.ParseLanguages(cfg["langs"])
+	langs, err := cms.ParseLanguages(cmp.Or(cfg["langs"], "en"))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("--langs: %w", err)
 	}
@@ -210,9 +211,11 @@ func bootstrap(ctx context.Context, svc *cms.Service, cfg map[string]string, lan
 		if cms.ErrorCode(err) != cms.CodeConflict {
 			return err
 		}
-		if acc, err := svc.Account(ctx, defaultAccount); err == nil && acc.Langs.String() != langs.String() {
-			log.Warn("the default account keeps its languages; --langs applies at creation only",
-				"langs", acc.Langs.String())
+		// Only a --langs that was given and differs is worth a word.
+		if acc, err := svc.Account(ctx, defaultAccount); err == nil && cfg["langs"] != "" && acc.Langs.String() != langs.String() {
+			log.Warn("the default account keeps its languages; --langs applies at creation only "+
+				"(standalone account add-lang / default-lang change them)",
+				"langs", acc.Langs.String(), "given", langs.String())
 		}
 	}
 	name := cfg["admin-user"]

@@ -241,3 +241,45 @@ func TestSettings(t *testing.T) {
 }
 
 func jsonUnmarshal(s string, v any) { json.Unmarshal([]byte(s), v) }
+
+// TestLangsWarning: a restart without --langs says nothing of the
+// account's languages; one with a --langs that differs warns once; an
+// account whose languages changed through the commands keeps them.
+func TestLangsWarning(t *testing.T) {
+	t.Parallel()
+	db := "sqlite:" + filepath.Join(t.TempDir(), "cms.db")
+	const warning = "--langs applies at creation only"
+	first := &cli{env: map[string]string{"CMS_ADMIN_PASSWORD": "admin password"}}
+	startServer(t, first, "--db", db, "--langs", "en,it").shutdown(t)
+	if strings.Contains(first.stderr.String(), warning) {
+		t.Errorf("the first start warned: %s", first.stderr.String())
+	}
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		warn bool
+	}{
+		{args: nil, warn: false},
+		{args: []string{"--langs", "en,it"}, warn: false},
+		{args: []string{"--langs", "de"}, warn: true},
+		{env: map[string]string{"CMS_LANGS": "fr"}, warn: true},
+	} {
+		cl := &cli{env: map[string]string{"CMS_ADMIN_PASSWORD": "admin password"}}
+		for k, v := range c.env {
+			cl.env[k] = v
+		}
+		startServer(t, cl, append([]string{"--db", db}, c.args...)...).shutdown(t)
+		if got := strings.Contains(cl.stderr.String(), warning); got != c.warn {
+			t.Errorf("start with %v %v: warned %v, want %v: %s", c.args, c.env, got, c.warn, cl.stderr.String())
+		}
+	}
+	adm := &cli{env: map[string]string{"CMS_DB": db}}
+	if code := adm.run(t, "account", "add-lang", "default", "de"); code != 0 {
+		t.Fatalf("add-lang: %d %s", code, adm.stderr.String())
+	}
+	cl := &cli{env: map[string]string{"CMS_ADMIN_PASSWORD": "admin password"}}
+	s := startServer(t, cl, "--db", db)
+	if claims := s.claims(t, s.login(t, "admin", "admin password").Access); strings.Join(claims.Langs, ",") != "en,it,de" {
+		t.Errorf("langs after add-lang and a restart: %v", claims.Langs)
+	}
+}

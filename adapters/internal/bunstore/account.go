@@ -62,6 +62,16 @@ func (s *Store) ListAccounts(ctx context.Context) ([]cms.Account, error) {
 	return accounts, nil
 }
 
+// UpdateAccount implements cms.Store.
+func (s *Store) UpdateAccount(ctx context.Context, a cms.Account) error {
+	n, err := s.exec(ctx, "UPDATE accounts SET lang = ?, langs = ? WHERE id = ?",
+		a.Langs.Default, strings.Join(a.Langs.All, ","), a.ID)
+	if err == nil && n == 0 {
+		err = notFound("account " + a.ID)
+	}
+	return err
+}
+
 type userRow struct {
 	Name         string `bun:"name"`
 	Account      string `bun:"account"`
@@ -126,6 +136,21 @@ func (s *Store) UpdateUser(ctx context.Context, u cms.User) error {
 		err = notFound("user " + u.Name)
 	}
 	return err
+}
+
+// DeleteUser implements cms.Store.
+func (s *Store) DeleteUser(ctx context.Context, name string) error {
+	return s.tx(ctx, func(s *Store) error {
+		n, err := s.exec(ctx, "DELETE FROM users WHERE name = ?", name)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return notFound("user " + name)
+		}
+		_, err = s.exec(ctx, "DELETE FROM login_known_addresses WHERE username = ?", name)
+		return err
+	})
 }
 
 // ListUsers implements cms.Store.
