@@ -52,6 +52,10 @@ func (s *Service) SubmitBatch(ctx context.Context, kind Kind, body []byte) (Batc
 	}
 	if s.workers.Load() > 0 {
 		s.handoff.put(id, body, now, s.opts.BatchLease)
+	} else if s.opts.BatchWorkers != NoBatchWorkers && !s.idleWarned.Swap(true) {
+		s.log.WarnContext(ctx, "cms: a batch was stored but no batch worker runs in this process; "+
+			"call Service.Run (or set Options.BatchWorkers to NoBatchWorkers when another process applies batches)",
+			"batch", id)
 	}
 	s.handoff.notify()
 	return BatchReceipt{ID: id, Count: count}, nil

@@ -21,6 +21,11 @@ import (
 func (s *Service) RunBatchWorkers(ctx context.Context, n int) {
 	s.workers.Add(int32(n))
 	defer s.workers.Add(-int32(n))
+	s.runWorkers(ctx, n)
+}
+
+// runWorkers runs n workers, already counted in s.workers, until ctx ends.
+func (s *Service) runWorkers(ctx context.Context, n int) {
 	var wg sync.WaitGroup
 	for range n {
 		owner, err := s.randomHex(8)

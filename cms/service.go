@@ -86,6 +86,12 @@ type Options struct {
 	// counts as a failed attempt (BatchMaxAttempts). An unreachable store
 	// is waited out however long it lasts. Default 100 (minutes of waits).
 	BatchRaceRetries int
+	// BatchWorkers is how many workers Run starts to apply batches in
+	// this process. Default 1; NoBatchWorkers: none, because another
+	// process (a worker instance) applies them.
+	BatchWorkers int
+	// PurgeEvery is how often Run calls Purge. Default 1 hour.
+	PurgeEvery time.Duration
 	// BatchPoll is how long an idle worker waits before looking for a
 	// batch again. Default 1 s.
 	BatchPoll time.Duration
@@ -109,6 +115,10 @@ type Options struct {
 	// at most this long. Default 2 s.
 	UserRecheck time.Duration
 }
+
+// NoBatchWorkers, as Options.BatchWorkers, runs no batch worker in this
+// process: batches are stored, and another process applies them.
+const NoBatchWorkers = -1
 
 // NoGrace, as Options.RefreshGrace, turns the refresh grace period off.
 const NoGrace time.Duration = -1
@@ -159,6 +169,12 @@ func (o Options) withDefaults() Options {
 	if o.BatchLease == 0 {
 		o.BatchLease = 60 * time.Second
 	}
+	if o.BatchWorkers == 0 {
+		o.BatchWorkers = 1
+	}
+	if o.PurgeEvery <= 0 {
+		o.PurgeEvery = time.Hour
+	}
 	if o.BatchPoll == 0 {
 		o.BatchPoll = time.Second
 	}
@@ -203,6 +219,8 @@ type Service struct {
 	// workers counts those running (RunBatchWorkers).
 	handoff *handoff
 	workers atomic.Int32
+	// idleWarned is set once SubmitBatch has warned that no worker runs.
+	idleWarned atomic.Bool
 }
 
 // NewService returns a Service on store.

@@ -70,13 +70,22 @@ func newApp(ctx context.Context, dbPath string, log *slog.Logger) (http.Handler,
 		return nil, nil, err
 	}
 	api.Register(r)
+	// Batch workers and the hourly purge, until closeApp stops them.
+	runCtx, stopRun := context.WithCancel(ctx)
+	running := make(chan error, 1)
+	go func() { running <- svc.Run(runCtx) }()
 	// --- end ---
 
-	if err := seed(ctx, svc); err != nil {
+	closeApp := func() {
+		stopRun()
+		<-running // a batch being applied is rolled back, taken up at the next start
 		store.Close()
+	}
+	if err := seed(ctx, svc); err != nil {
+		closeApp()
 		return nil, nil, err
 	}
-	return r, func() { store.Close() }, nil
+	return r, closeApp, nil
 }
 
 // seed gives the example an account and a user the first time.

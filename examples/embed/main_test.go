@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestEmbed runs the host application with the API mounted beside its own
@@ -66,5 +67,29 @@ func TestEmbed(t *testing.T) {
 	}
 	if code, body := do("GET", "/api/bw/v2/nothing", ""); code != 404 || body != `{"fail":"Not found"}` {
 		t.Errorf("unknown API path: %d %s", code, body)
+	}
+
+	// A batch is applied by the workers the host started with the app.
+	code, answer := do("POST", "/api/bw/v2/resource/batch", `[{"id":"shop-2","title":"Two"},{"id":"shop-3","title":"Three"}]`)
+	if code != 201 {
+		t.Fatalf("batch: %d %s", code, answer)
+	}
+	var receipt struct {
+		BatchID string `json:"batchId"`
+	}
+	json.Unmarshal([]byte(answer), &receipt)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, answer = do("GET", "/api/bw/v2/resource/batch/"+receipt.BatchID, "")
+		if code == 200 && strings.Contains(answer, `"status":"done"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("batch not done: %d %s", code, answer)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if code, body := do("GET", "/api/bw/v2/resource/shop-3/published/*/fields/title", ""); code != 200 || body != `{"id":"shop-3","title":"Three"}` {
+		t.Errorf("a record of the batch: %d %s", code, body)
 	}
 }

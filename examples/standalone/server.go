@@ -67,22 +67,29 @@ func batchWorkers(cfg map[string]string) (int, error) {
 	return n, nil
 }
 
-// runWorkers applies batches with n workers until ctx ends and purges
-// hourly; the returned func stops them and waits. On shutdown a running
-// batch is rolled back and taken up again after its lease (here or by
-// another instance), so nothing is lost.
-func runWorkers(ctx context.Context, svc *cms.Service, n int, log *slog.Logger) (stop func()) {
+// runService runs the service's batch workers and purge (Service.Run)
+// until ctx ends; the returned func stops them and waits. On shutdown a
+// running batch is rolled back and taken up again at once by the next
+// claim (here after a restart, or by another instance), so nothing is lost.
+func runService(ctx context.Context, svc *cms.Service) (stop func()) {
 	wctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		go purge(wctx, svc, log)
-		svc.RunBatchWorkers(wctx, n)
+		svc.Run(wctx)
 	}()
 	return func() {
 		cancel()
 		<-done
 	}
+}
+
+// workersOption is Options.BatchWorkers for --batch-workers n.
+func workersOption(n int) int {
+	if n == 0 {
+		return cms.NoBatchWorkers
+	}
+	return n
 }
 
 // serve runs the server until ctx ends.
@@ -115,12 +122,12 @@ func serve(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	defer ln.Close()
-	h, svc, store, err := setUp(ctx, cfg, tune, proxies, e, log)
+	h, svc, store, err := setUp(ctx, cfg, tune, workers, proxies, e, log)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	defer runWorkers(ctx, svc, workers, log)()
+	defer runService(ctx, svc)()
 
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: tune.readHeaderTimeout, IdleTimeout: tune.idleTimeout,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
@@ -150,7 +157,7 @@ func serve(ctx context.Context, args []string, e env) error {
 
 // setUp opens the store, creates the bootstrap account and admin when
 // missing, and builds the handler.
-func setUp(ctx context.Context, cfg map[string]string, tune tuning, proxies []netip.Prefix, e env, log *slog.Logger) (http.Handler, *cms.Service, cms.Store, error) {
+func setUp(ctx context.Context, cfg map[string]string, tune tuning, workers int, proxies []netip.Prefix, e env, log *slog.Logger) (http.Handler, *cms.Service, cms.Store, error) {
 	langs, err := cms.ParseLanguages(cmp.Or(cfg["langs"], "en"))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("--langs: %w", err)
@@ -167,7 +174,8 @@ func setUp(ctx context.Context, cfg map[string]string, tune tuning, proxies []ne
 	if err != nil {
 		return fail(err)
 	}
-	svc, err := cms.NewService(store, &cms.Options{Logger: log, RefreshGrace: tune.refreshGrace, BatchLease: lease})
+	svc, err := cms.NewService(store, &cms.Options{Logger: log, RefreshGrace: tune.refreshGrace, BatchLease: lease,
+		BatchWorkers: workersOption(workers)})
 	if err != nil {
 		return fail(err)
 	}
@@ -186,24 +194,6 @@ func setUp(ctx context.Context, cfg map[string]string, tune tuning, proxies []ne
 		return fail(err)
 	}
 	return h, svc, store, nil
-}
-
-// purgeEvery is how often expired tokens and old login failures go.
-const purgeEvery = time.Hour
-
-func purge(ctx context.Context, svc *cms.Service, log *slog.Logger) {
-	t := time.NewTicker(purgeEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := svc.Purge(ctx); err != nil && ctx.Err() == nil {
-				log.Warn("purge failed", "err", err)
-			}
-		}
-	}
 }
 
 func bootstrap(ctx context.Context, svc *cms.Service, cfg map[string]string, langs cms.Languages, e env, log *slog.Logger) error {
@@ -292,7 +282,7 @@ func workerCommand(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	defer store.Close()
-	svc, err := cms.NewService(store, &cms.Options{Logger: log, BatchLease: lease})
+	svc, err := cms.NewService(store, &cms.Options{Logger: log, BatchLease: lease, BatchWorkers: workers})
 	if err != nil {
 		return err
 	}
@@ -300,7 +290,7 @@ func workerCommand(ctx context.Context, args []string, e env) error {
 	if e.ready != nil {
 		e.ready("")
 	}
-	stop := runWorkers(ctx, svc, workers, log)
+	stop := runService(ctx, svc)
 	<-ctx.Done()
 	stop()
 	return nil
