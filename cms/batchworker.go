@@ -82,6 +82,7 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 		if err := s.store.FinishBatch(ctx, b.ID, owner, BatchError, fail, s.now()); err != nil {
 			return true, fmt.Errorf("cms: finishing batch %s: %w", b.ID, err)
 		}
+		s.opts.Observer.BatchFinished(b.Kind, BatchError, fail, 0)
 		return true, nil
 	}
 	started := time.Now()
@@ -126,6 +127,7 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 		s.log.InfoContext(ctx, "cms: batch applied", "batch", b.ID, "account", b.Account, "kind", string(b.Kind),
 			"records", b.Count, "created", res.Created, "updated", res.Updated, "skipped", res.Skipped,
 			"attempt", b.Attempts, "handed_over", handedOver, "duration", time.Since(started))
+		s.opts.Observer.BatchFinished(b.Kind, BatchDone, res, time.Since(started))
 		return true, nil
 	case leaseLost.Load() || errors.Is(applyErr, errBatchNotHeld):
 		s.log.WarnContext(ctx, "cms: batch lease lost; left to its holder", "batch", b.ID, "err", applyErr)
@@ -156,6 +158,7 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 	if err := s.store.FinishBatch(context.WithoutCancel(ctx), b.ID, owner, BatchError, fail, s.now()); err != nil {
 		return true, fmt.Errorf("cms: finishing batch %s: %w", b.ID, err)
 	}
+	s.opts.Observer.BatchFinished(b.Kind, BatchError, fail, time.Since(started))
 	return true, nil
 }
 

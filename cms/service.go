@@ -110,6 +110,10 @@ type Options struct {
 	// CodeUnavailable. Default 5.
 	TxAttempts int
 
+	// Observer hears finished batches and refused logins, for metrics.
+	// Default: nothing.
+	Observer Observer
+
 	// UserRecheck is how long a user's disabled state is trusted before
 	// it is read again; a disabled user's access tokens stop working after
 	// at most this long. Default 2 s.
@@ -195,6 +199,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.TxAttempts <= 0 {
 		o.TxAttempts = 5
+	}
+	if o.Observer == nil {
+		o.Observer = noObserver{}
 	}
 	if o.UserRecheck == 0 {
 		o.UserRecheck = 2 * time.Second

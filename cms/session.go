@@ -56,6 +56,14 @@ const (
 // in from in the last 30 days, after Options.LoginUserCeiling failures of
 // the username over all addresses.
 func (s *Service) Login(ctx context.Context, username, password string, client netip.Addr) (*Session, error) {
+	sess, err := s.login(ctx, username, password, client)
+	if _, throttled := IsThrottled(err); throttled || ErrorCode(err) == CodeUnauthorized {
+		s.opts.Observer.LoginRefused(throttled)
+	}
+	return sess, err
+}
+
+func (s *Service) login(ctx context.Context, username, password string, client netip.Addr) (*Session, error) {
 	if !ValidUsername(username) || len(password) > MaxPasswordLength {
 		// No such user can exist; spend the same time anyway.
 		if err := s.hasher.burn(ctx, password[:min(len(password), MaxPasswordLength)]); err != nil {

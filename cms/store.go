@@ -497,4 +497,7 @@ type BatchStore interface {
 	// PurgeBatches deletes done and error batches whose status changed
 	// before before, and returns how many.
 	PurgeBatches(ctx context.Context, before time.Time) (int, error)
+	// BatchQueue counts the batches waiting and processing over every
+	// account, with the submission time of the oldest waiting one.
+	BatchQueue(ctx context.Context) (BatchQueue, error)
 }

@@ -189,3 +189,27 @@ func (s *Store) PurgeBatches(ctx context.Context, before time.Time) (int, error)
 		string(cms.BatchDone), string(cms.BatchError), micros(before))
 	return int(n), err
 }
+
+// BatchQueue implements cms.Store: through the index on (status,
+// requested_at), whatever the finished batches kept.
+func (s *Store) BatchQueue(ctx context.Context) (cms.BatchQueue, error) {
+	var rows []struct {
+		Status string `bun:"status"`
+		N      int    `bun:"n"`
+		Oldest int64  `bun:"oldest"`
+	}
+	if err := s.scan(ctx, s.read, &rows, "SELECT status, count(*) AS n, min(requested_at) AS oldest FROM batches "+
+		"WHERE status IN (?, ?) GROUP BY status", string(cms.BatchWaiting), string(cms.BatchProcessing)); err != nil {
+		return cms.BatchQueue{}, s.fail(err)
+	}
+	var q cms.BatchQueue
+	for _, r := range rows {
+		switch cms.BatchStatus(r.Status) {
+		case cms.BatchWaiting:
+			q.Waiting, q.OldestWaiting = r.N, fromMicros(r.Oldest)
+		case cms.BatchProcessing:
+			q.Processing = r.N
+		}
+	}
+	return q, nil
+}

@@ -1,0 +1,40 @@
+package cms
+
+import (
+	"context"
+	"time"
+)
+
+// Observer hears what the service does, for metrics: Options.Observer.
+// Its methods are called on the request's or the worker's goroutine, so
+// they must be quick and safe for concurrent use. The package metrics
+// implements it on Prometheus; cms itself knows no metrics library.
+type Observer interface {
+	// BatchFinished reports a batch that ended, done or error, with what
+	// applying it did and how long the worker took from its claim.
+	BatchFinished(kind Kind, status BatchStatus, r BatchResult, took time.Duration)
+	// LoginRefused reports a login refused for its credentials (throttled
+	// false) or held back by the throttling (throttled true).
+	LoginRefused(throttled bool)
+}
+
+// noObserver is the Observer of a service given none.
+type noObserver struct{}
+
+func (noObserver) BatchFinished(Kind, BatchStatus, BatchResult, time.Duration) {}
+func (noObserver) LoginRefused(bool)                                           {}
+
+// BatchQueue is the state of the batch queue over every account.
+type BatchQueue struct {
+	// Waiting and Processing count the batches not finished.
+	Waiting, Processing int
+	// OldestWaiting is when the oldest waiting batch was submitted (zero
+	// when none waits).
+	OldestWaiting time.Time
+}
+
+// BatchQueue reads the state of the batch queue of every account, for
+// metrics and operators.
+func (s *Service) BatchQueue(ctx context.Context) (BatchQueue, error) {
+	return s.store.BatchQueue(ctx)
+}
