@@ -125,11 +125,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 			return rerr
 		},
 	})}
-	var data []bunstore.DataMigration
-	if full {
-		data = store.DataMigrations()
-	}
-	if err := bunstore.Migrate(ctx, write, o.migrations, data...); err != nil {
+	if err := store.Migrate(ctx, bunstore.MigrateOptions{FS: o.migrations, Data: full}); err != nil {
 		store.Close()
 		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
 	}
