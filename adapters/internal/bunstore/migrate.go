@@ -89,10 +89,10 @@ func (s *Store) Migrate(ctx context.Context, o MigrateOptions) error {
 		}
 		var applied []string
 		var group int64
-		if err := tx.NewRaw("SELECT name FROM " + MigrationsTable).Scan(ctx, &applied); err != nil {
+		if err := tx.NewRaw("SELECT name FROM "+MigrationsTable).Scan(ctx, &applied); err != nil {
 			return err
 		}
-		if err := tx.NewRaw("SELECT COALESCE(MAX(group_id), 0) FROM " + MigrationsTable).Scan(ctx, &group); err != nil {
+		if err := tx.NewRaw("SELECT COALESCE(MAX(group_id), 0) FROM "+MigrationsTable).Scan(ctx, &group); err != nil {
 			return err
 		}
 		txStore := &Store{opts: s.opts, docs: s.docs, write: tx.Tx, read: tx.Tx, inTx: true, texts: s.texts}
@@ -257,6 +257,6 @@ func (s *Store) DataMigrations() []DataMigration { return DataMigrations() }
 // Applied lists the names of the applied migrations, oldest first.
 func Applied(ctx context.Context, db *bun.DB) ([]string, error) {
 	var names []string
-	err := db.NewRaw("SELECT name FROM " + MigrationsTable + " ORDER BY name").Scan(ctx, &names)
+	err := db.NewRaw("SELECT name FROM "+MigrationsTable+" ORDER BY name").Scan(ctx, &names)
 	return names, err
 }
