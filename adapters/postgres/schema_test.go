@@ -9,10 +9,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/bwcms/cms/adapters/internal/bunstore"
+	"github.com/bwcms/cms/adapters/internal/bunstoretest"
 	"github.com/bwcms/cms/adapters/postgres/pgtest"
 	"github.com/bwcms/cms/cms"
 	"github.com/jackc/pgx/v5"
@@ -291,16 +291,6 @@ func TestMoveFromPublic(t *testing.T) {
 	}
 }
 
-// brokenMigrations are the first n migrations and a last one that
-// creates a table, then fails.
-func brokenMigrations(tb testing.TB, n int) fs.FS {
-	tb.Helper()
-	fsys := firstMigrations(tb, n).(fstest.MapFS)
-	fsys["20991231000001_broken.tx.up.sql"] = &fstest.MapFile{Data: []byte(
-		"CREATE TABLE half_made (id int);\n--bun:split\nCREATE INDEX half_made_index ON records (no_such_column);\n")}
-	return fsys
-}
-
 // TestMigrationAllOrNothing: a set of pending migrations whose last one
 // fails leaves the database as it was: no table of any of them, the
 // applied ones still applied, and it opens again.
@@ -320,7 +310,7 @@ func TestMigrationAllOrNothing(t *testing.T) {
 		pool := newPool(t, dsn)
 		before := schemaTables(t, pool, schema)
 
-		_, err = Open(ctx, dsn, &Options{MaxConns: 2, migrations: brokenMigrations(t, 8)})
+		_, err = Open(ctx, dsn, &Options{MaxConns: 2, migrations: bunstoretest.WithBrokenMigration(firstMigrations(t, 8))})
 		if err == nil || !strings.Contains(err.Error(), "no_such_column") {
 			t.Fatalf("open with a broken migration: %v", err)
 		}
@@ -340,7 +330,7 @@ func TestMigrationAllOrNothing(t *testing.T) {
 	t.Run("fresh", func(t *testing.T) {
 		t.Parallel()
 		dsn := pgtest.Database(t)
-		if _, err := Open(ctx, dsn, &Options{MaxConns: 2, migrations: brokenMigrations(t, 8)}); err == nil {
+		if _, err := Open(ctx, dsn, &Options{MaxConns: 2, migrations: bunstoretest.WithBrokenMigration(firstMigrations(t, 8))}); err == nil {
 			t.Fatal("a broken migration opened")
 		}
 		pool := newPool(t, dsn)

@@ -5,7 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"testing/fstest"
+
+	"github.com/bwcms/cms/adapters/internal/bunstoretest"
 )
 
 // TestMigrationAllOrNothing: pending migrations whose last one fails
@@ -29,10 +30,7 @@ func TestMigrationAllOrNothing(t *testing.T) {
 	before, appliedBefore := tables(old), applied(t, old)
 	old.Close()
 
-	broken := firstMigrations(t, 8).(fstest.MapFS)
-	broken["20991231000001_broken.tx.up.sql"] = &fstest.MapFile{Data: []byte(
-		"CREATE TABLE half_made (id int);\n--bun:split\nCREATE INDEX half_made_index ON records (no_such_column);\n")}
-	if _, err := Open(ctx, path, &Options{migrations: broken}); err == nil || !strings.Contains(err.Error(), "no_such_column") {
+	if _, err := Open(ctx, path, &Options{migrations: bunstoretest.WithBrokenMigration(firstMigrations(t, 8))}); err == nil || !strings.Contains(err.Error(), "no_such_column") {
 		t.Fatalf("open with a broken migration: %v", err)
 	}
 	s, err := Open(ctx, path, &Options{migrations: firstMigrations(t, 3)})

@@ -24,16 +24,7 @@ import (
 // tb.Cleanup, or skips the test when no server is configured.
 func DSN(tb testing.TB) string {
 	tb.Helper()
-	dsn, u, admin := server(tb)
-	schema := "cmstest_" + random()
-	if _, err := admin.ExecContext(context.Background(), "CREATE SCHEMA "+schema); err != nil {
-		tb.Fatalf("create schema (is PostgreSQL running at %s?): %v", dsn, err)
-	}
-	tb.Cleanup(func() {
-		if _, err := admin.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			tb.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
+	u, schema := create(tb, "SCHEMA", "CASCADE")
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
@@ -47,16 +38,7 @@ func DSN(tb testing.TB) string {
 // installation in public, a host's tables.
 func Database(tb testing.TB) string {
 	tb.Helper()
-	dsn, u, admin := server(tb)
-	name := "cmstest_" + random()
-	if _, err := admin.ExecContext(context.Background(), "CREATE DATABASE "+name); err != nil {
-		tb.Fatalf("create database (is PostgreSQL running at %s?): %v", dsn, err)
-	}
-	tb.Cleanup(func() {
-		if _, err := admin.ExecContext(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
-			tb.Errorf("drop database %s: %v", name, err)
-		}
-	})
+	u, name := create(tb, "DATABASE", "WITH (FORCE)")
 	q := u.Query()
 	q.Del("search_path")
 	u.RawQuery = q.Encode()
@@ -64,11 +46,24 @@ func Database(tb testing.TB) string {
 	return u.String()
 }
 
-// random is 16 hex digits for a name of the test's.
-func random() string {
+// create makes a schema or database (kind) of a new name on the test
+// server, dropped (with the drop's options) in tb.Cleanup, and returns the
+// server's DSN, parsed, and the name.
+func create(tb testing.TB, kind, drop string) (*url.URL, string) {
+	tb.Helper()
+	dsn, u, admin := server(tb)
 	b := make([]byte, 8)
 	rand.Read(b)
-	return hex.EncodeToString(b)
+	name := "cmstest_" + hex.EncodeToString(b)
+	if _, err := admin.ExecContext(context.Background(), "CREATE "+kind+" "+name); err != nil {
+		tb.Fatalf("create %s (is PostgreSQL running at %s?): %v", strings.ToLower(kind), dsn, err)
+	}
+	tb.Cleanup(func() {
+		if _, err := admin.ExecContext(context.Background(), "DROP "+kind+" "+name+" "+drop); err != nil {
+			tb.Errorf("drop %s %s: %v", strings.ToLower(kind), name, err)
+		}
+	})
+	return u, name
 }
 
 // server returns CMS_TEST_POSTGRES_DSN, parsed, and a pool on it closed in
