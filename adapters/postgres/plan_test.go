@@ -23,6 +23,7 @@ func TestStatementsUseIndexes(t *testing.T) {
 	t.Parallel()
 	var log bunstoretest.StatementLog
 	s := openTraced(t, &log)
+	assertSchema(t, s)
 	noAutovacuum(t, s)
 	ran := bunstoretest.OperationStatements(t, s.Store, &log)
 	for _, state := range []string{"never analyzed", "analyzed"} {

@@ -21,6 +21,7 @@ import (
 	"github.com/bwcms/cms/cms"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -29,18 +30,35 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-// Options configure Open. The zero value (or nil) means the defaults.
+// DefaultSchema is the schema the store keeps its tables in when neither
+// Options.Schema nor the DSN's search_path names one.
+const DefaultSchema = "bwcms"
+
+// Options configure Open and OpenPool. The zero value (or nil) means the
+// defaults.
 type Options struct {
-	// MaxConns is the most connections the pool opens. Default 20.
+	// Schema is the schema that holds every table of the store, created
+	// when missing; every statement the store runs resolves table names in
+	// it alone, so tables of the host's, in public or elsewhere, are never
+	// read or changed, whatever their names. A plain identifier: lower-case
+	// letters, digits and underscores, not starting with a digit or pg_,
+	// at most 63 characters; never public. Default: the schema the DSN's
+	// (or the pool's) search_path names, when it names exactly one other
+	// than public; else DefaultSchema.
+	Schema string
+	// MaxConns is the most connections the store uses at once. Default 20
+	// (OpenPool: the pool's MaxConns).
 	MaxConns int
 	// ConnWait is how long a request waits for a free connection when all
 	// MaxConns are busy (or for a new one to open) before the store
 	// answers unavailable (HTTP 503 with Retry-After). Default 10 s;
 	// negative: as long as the request's context allows.
 	ConnWait time.Duration
-	// MaxIdleConns is how many idle connections it keeps. Default MaxConns.
+	// MaxIdleConns is how many idle connections it keeps. Default
+	// MaxConns. Not used by OpenPool: the host's pool keeps them.
 	MaxIdleConns int
-	// ConnMaxLifetime closes connections older than this. Default 30 minutes.
+	// ConnMaxLifetime closes connections older than this. Default 30
+	// minutes. Not used by OpenPool.
 	ConnMaxLifetime time.Duration
 
 	// migrations replaces the embedded migrations (tests open older schemas).
@@ -52,29 +70,31 @@ type Options struct {
 // Store is the PostgreSQL cms.Store.
 type Store struct {
 	*bunstore.Store
+	schema string
 }
+
+// Schema returns the schema that holds the store's tables.
+func (s *Store) Schema() string { return s.schema }
 
 // migrationLocks is the key space of the advisory lock that serialises
 // the migrations of instances starting together on one schema (the other
-// key is the schema's).
+// key is the schema's name).
 const migrationLocks = 4
 
 // Open connects to the database at dsn (a postgres:// URL or key=value
-// string; its search_path selects the schema), applies pending migrations
-// and returns the store.
+// string), creates the store's schema when missing (Options.Schema),
+// moves an older installation's tables from public into it, applies
+// pending migrations and returns the store. Its connections resolve table
+// names in the schema alone: Open sets their search_path to it, whatever
+// the DSN says.
 func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
-	o := Options{}
-	if opts != nil {
-		o = *opts
+	config, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: dsn: %w", err)
 	}
+	o := options(opts)
 	if o.MaxConns <= 0 {
 		o.MaxConns = 20
-	}
-	switch {
-	case o.ConnWait == 0:
-		o.ConnWait = 10 * time.Second
-	case o.ConnWait < 0:
-		o.ConnWait = 0
 	}
 	if o.MaxIdleConns <= 0 {
 		o.MaxIdleConns = o.MaxConns
@@ -82,38 +102,94 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	if o.ConnMaxLifetime <= 0 {
 		o.ConnMaxLifetime = 30 * time.Minute
 	}
+	schema, err := chooseSchema(o.Schema, config.RuntimeParams["search_path"])
+	if err != nil {
+		return nil, err
+	}
+	// Sent when each connection starts: every statement on it resolves
+	// names in the schema, and nothing falls through to public.
+	config.RuntimeParams["search_path"] = quoteIdent(schema)
+	sqldb := stdlib.OpenDB(*config)
+	sqldb.SetMaxOpenConns(o.MaxConns)
+	sqldb.SetMaxIdleConns(o.MaxIdleConns)
+	sqldb.SetConnMaxLifetime(o.ConnMaxLifetime)
+	return open(ctx, sqldb, schema, o)
+}
+
+// OpenPool is Open on a pool of the host's: the store takes a connection
+// from pool for each statement or transaction (holding none idle) and
+// gives it back after; Close leaves the pool open. It sets the
+// connection's search_path to the schema when it takes it, and puts the
+// connection's own back when it returns it (a connection whose
+// search_path cannot be put back is closed, not returned), so the host's
+// statements and the store's never see each other's tables: two more
+// round trips a checkout. Errors keep the driver's (a *pgconn.PgError
+// with its SQLSTATE).
+func OpenPool(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Store, error) {
+	if pool == nil {
+		return nil, errors.New("postgres: OpenPool: nil pool")
+	}
+	o := options(opts)
+	config := pool.Config()
+	if o.MaxConns <= 0 {
+		o.MaxConns = int(config.MaxConns)
+	}
+	schema, err := chooseSchema(o.Schema, config.ConnConfig.RuntimeParams["search_path"])
+	if err != nil {
+		return nil, err
+	}
+	sqldb := sql.OpenDB(schemaConnector{Connector: stdlib.GetPoolConnector(pool), path: quoteIdent(schema)})
+	// Idle connections belong to the host's pool, not to database/sql.
+	sqldb.SetMaxIdleConns(0)
+	sqldb.SetMaxOpenConns(o.MaxConns)
+	return open(ctx, sqldb, schema, o)
+}
+
+// options returns opts or the zero Options, with the defaults both Open
+// and OpenPool share.
+func options(opts *Options) Options {
+	o := Options{}
+	if opts != nil {
+		o = *opts
+	}
+	switch {
+	case o.ConnWait == 0:
+		o.ConnWait = 10 * time.Second
+	case o.ConnWait < 0:
+		o.ConnWait = 0
+	}
+	return o
+}
+
+// open builds the store on sqldb, whose connections resolve names in
+// schema (which may not exist yet), and migrates it.
+func open(ctx context.Context, sqldb *sql.DB, schema string, o Options) (*Store, error) {
 	// Migrations in Go run with the complete SQL ones only (tests open
 	// older schemas with fewer).
 	full := o.migrations == nil
 	if o.migrations == nil {
 		sub, err := fs.Sub(migrations, "migrations")
 		if err != nil {
+			sqldb.Close()
 			return nil, err
 		}
 		o.migrations = sub
 	}
-	config, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: dsn: %w", err)
-	}
-	sqldb := stdlib.OpenDB(*config)
-	sqldb.SetMaxOpenConns(o.MaxConns)
-	sqldb.SetMaxIdleConns(o.MaxIdleConns)
-	sqldb.SetConnMaxLifetime(o.ConnMaxLifetime)
 	db := bun.NewDB(sqldb, pgdialect.New())
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
-	store := &Store{bunstore.New(bunstore.Options{
+	store := &Store{schema: schema, Store: bunstore.New(bunstore.Options{
 		Write:     db,
 		Features:  cms.Features{Name: "postgres", ConcurrentBatchClaims: true},
 		Translate: translate,
 		ClaimLock: "FOR UPDATE SKIP LOCKED",
 		RowLock:   "FOR UPDATE",
 		// Advisory locks are the database's, not the schema's: every key
-		// names the schema, so two deployments in one database (or tests
-		// in schemas of their own) never wait for each other.
+		// names the schema (current_schema(): the one the search_path
+		// names, which Open creates), so two deployments in one database
+		// (or tests in schemas of their own) never wait for each other.
 		KeyLock: "SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || '/' || ?, 0))",
 		// The two-key form is a key space apart from KeyLock's.
 		KindLock:       "SELECT pg_advisory_xact_lock(1, hashtext(current_schema() || '/' || ?))",
@@ -134,34 +210,13 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		Trace:    o.trace,
 		Close:    db.Close,
 	})}
-	var data []bunstore.DataMigration
-	if full {
-		data = store.DataMigrations()
-	}
-	// Migrating holds one connection for its lock and runs on others: a
-	// pool of one would wait for itself.
-	sqldb.SetMaxOpenConns(max(o.MaxConns, 2))
-	if err := migrate(ctx, db, o.migrations, data); err != nil {
+	err := store.Migrate(ctx, bunstore.MigrateOptions{FS: o.migrations, Data: full,
+		Before: func(ctx context.Context, tx bun.Tx) error { return prepare(ctx, tx, schema, o.migrations) }})
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	sqldb.SetMaxOpenConns(o.MaxConns)
 	return store, nil
-}
-
-// migrate holds an advisory lock while migrating, so instances starting at
-// once apply each migration once.
-func migrate(ctx context.Context, db *bun.DB, fsys fs.FS, data []bunstore.DataMigration) error {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?, hashtext(current_schema()))", migrationLocks); err != nil {
-		return err
-	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?, hashtext(current_schema()))", migrationLocks)
-	return bunstore.Migrate(ctx, db, fsys, data...)
 }
 
 // translate maps PostgreSQL errors the library can act on. A unique key

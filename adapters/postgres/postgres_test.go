@@ -224,6 +224,7 @@ func TestRecordReadsUseIndexes(t *testing.T) {
 	t.Parallel()
 	s := openTestStore(t, nil)
 	ctx := t.Context()
+	assertSchema(t, s)
 	noAutovacuum(t, s)
 	bunstoretest.FillAssigned(t, s.Store, 3000)
 	for _, state := range []string{"never analyzed", "analyzed"} {

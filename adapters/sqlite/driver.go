@@ -2,10 +2,13 @@ package sqlite
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"strings"
 	"time"
@@ -26,12 +29,13 @@ const (
 	checkpointer             // copies the WAL into the file in the background
 )
 
-// openDB opens a pool of connections of one role on path, through a
-// connector of its own (no driver registered by name). With
+// openDB opens a pool of connections of one role on path (memory: the
+// name of an in-memory database, memoryName), through a connector of its
+// own (no driver registered by name). With
 // manualCheckpoints the writer does not checkpoint by itself: otherwise
 // the commit that takes the WAL past 1,000 pages copies it into the file
 // before it returns (about a tenth of a large batch).
-func openDB(path string, busy time.Duration, r role, manualCheckpoints bool) *sql.DB {
+func openDB(path string, memory bool, busy time.Duration, r role, manualCheckpoints bool) *sql.DB {
 	drv := &sqlite3.SQLiteDriver{}
 	if r == writer && manualCheckpoints {
 		drv.ConnectHook = func(c *sqlite3.SQLiteConn) error {
@@ -39,7 +43,13 @@ func openDB(path string, busy time.Duration, r role, manualCheckpoints bool) *sq
 			return err
 		}
 	}
-	return sql.OpenDB(connector{drv: drv, dsn: dsn(path, busy, r == reader)})
+	return sql.OpenDB(connector{drv: drv, dsn: dsn(path, memory, busy, r == reader)})
+}
+
+// openConn opens one connection of the writer's kind on path, outside any
+// pool.
+func openConn(path string, memory bool, busy time.Duration) (io.Closer, error) {
+	return (&sqlite3.SQLiteDriver{}).Open(dsn(path, memory, busy, false))
 }
 
 type connector struct {
@@ -50,16 +60,32 @@ type connector struct {
 func (c connector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
 func (c connector) Driver() driver.Driver                        { return c.drv }
 
+// memoryName is a new name of a memdb database (a leading slash shares
+// it among the connections of the process that name it).
+func memoryName() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return "/bwcms-" + hex.EncodeToString(b)
+}
+
 // dsn builds the connection string: WAL, a busy timeout, foreign keys,
 // NORMAL synchronous (durable in WAL mode up to the last checkpointed
 // commit on power loss, never corrupt), immediate write transactions, and
-// read-only connections for the read pool.
-func dsn(path string, busy time.Duration, readOnly bool) string {
+// read-only connections for the read pool. A memory database is SQLite's
+// memdb VFS under its name: one database every connection that names it
+// shares, with the locking of a file's (readers wait for a commit, with
+// the busy timeout, instead of failing as shared-cache connections do),
+// a rollback journal in memory, no WAL.
+func dsn(path string, memory bool, busy time.Duration, readOnly bool) string {
 	q := url.Values{}
-	q.Set("_journal_mode", "WAL")
+	if memory {
+		q.Set("vfs", "memdb")
+	} else {
+		q.Set("_journal_mode", "WAL")
+		q.Set("_synchronous", "NORMAL")
+	}
 	q.Set("_busy_timeout", fmt.Sprint(busy.Milliseconds()))
 	q.Set("_foreign_keys", "on")
-	q.Set("_synchronous", "NORMAL")
 	q.Set("_txlock", "immediate")
 	// Reuse prepared statements: the store's query texts are constant.
 	q.Set("_stmt_cache_size", "64")

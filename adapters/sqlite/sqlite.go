@@ -10,7 +10,9 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"runtime"
@@ -51,10 +53,20 @@ type Options struct {
 // Store is the SQLite cms.Store.
 type Store struct {
 	*bunstore.Store
+	read *bun.DB // the read pool (tests)
 }
+
+// Memory is the path Open takes for a database in memory.
+const Memory = ":memory:"
 
 // Open opens (creating it when missing) the SQLite database file at path,
 // applies pending migrations and returns the store.
+//
+// A path of ":memory:" (Memory) opens a new database in memory, for
+// tests: one database that every connection of the store shares (the
+// writer and the read pool alike), and that no other store sees, even one
+// opened with ":memory:" too; it ends with Close. It has no WAL, so no
+// background checkpoints (CheckpointEvery is not used).
 func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	o := Options{}
 	if opts != nil {
@@ -72,7 +84,12 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	manual := o.CheckpointEvery > 0
+	memory := path == Memory
+	name := path
+	if memory {
+		name = memoryName()
+	}
+	manual := o.CheckpointEvery > 0 && !memory
 	// Migrations in Go run with the complete SQL ones only (tests open
 	// older schemas with fewer).
 	full := o.migrations == nil
@@ -83,7 +100,16 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		}
 		o.migrations = sub
 	}
-	writeDB := openDB(path, o.BusyTimeout, writer, manual)
+	// A memory database lives while a connection to it is open: keep
+	// one until Close, whatever the pools close meanwhile.
+	var keep io.Closer
+	if memory {
+		var err error
+		if keep, err = openConn(name, memory, o.BusyTimeout); err != nil {
+			return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+		}
+	}
+	writeDB := openDB(name, memory, o.BusyTimeout, writer, manual)
 	// One writer: SQLite allows one at a time, and queueing in Go is
 	// cheaper than busy-waiting in SQLite.
 	writeDB.SetMaxOpenConns(1)
@@ -91,14 +117,17 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	write := bun.NewDB(writeDB, sqlitedialect.New())
 	if err := write.PingContext(ctx); err != nil {
 		write.Close()
+		if keep != nil {
+			keep.Close()
+		}
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	readDB := openDB(path, o.BusyTimeout, reader, manual)
+	readDB := openDB(name, memory, o.BusyTimeout, reader, manual)
 	readDB.SetMaxOpenConns(o.ReadConns)
 	readDB.SetMaxIdleConns(o.ReadConns)
 	read := bun.NewDB(readDB, sqlitedialect.New())
 	var ckpt *checkpoints
-	store := &Store{bunstore.New(bunstore.Options{
+	store := &Store{read: read, Store: bunstore.New(bunstore.Options{
 		Write:        write,
 		Read:         read,
 		Features:     cms.Features{Name: "sqlite"},
@@ -119,22 +148,19 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 				ckpt.close()
 			}
 			rerr := read.Close()
-			if err := write.Close(); err != nil {
-				return err
+			werr := write.Close()
+			if keep != nil {
+				keep.Close()
 			}
-			return rerr
+			return errors.Join(werr, rerr)
 		},
 	})}
-	var data []bunstore.DataMigration
-	if full {
-		data = store.DataMigrations()
-	}
-	if err := bunstore.Migrate(ctx, write, o.migrations, data...); err != nil {
+	if err := store.Migrate(ctx, bunstore.MigrateOptions{FS: o.migrations, Data: full}); err != nil {
 		store.Close()
 		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
 	}
 	if manual {
-		db := openDB(path, o.BusyTimeout, checkpointer, manual)
+		db := openDB(name, memory, o.BusyTimeout, checkpointer, manual)
 		db.SetMaxOpenConns(1)
 		ckpt = startCheckpoints(db, o.CheckpointEvery, o.Logger)
 	}

@@ -39,6 +39,17 @@ func FirstMigrations(fsys fs.FS, n int) (fs.FS, error) {
 	return sub, nil
 }
 
+// WithBrokenMigration returns fsys (a FirstMigrations file system) with
+// a last migration that creates the table half_made, then fails on a
+// column records lacks (no_such_column): what is left of a migration
+// that failed halfway.
+func WithBrokenMigration(fsys fs.FS) fs.FS {
+	broken := maps.Clone(fsys.(fstest.MapFS))
+	broken["20991231000001_broken.tx.up.sql"] = &fstest.MapFile{Data: []byte(
+		"CREATE TABLE half_made (id int);\n--bun:split\nCREATE INDEX half_made_index ON records (no_such_column);\n")}
+	return broken
+}
+
 // UpgradeKeepsWaitingBatch is the test of migrations 4 and 8 both adapters run: a
 // batch that waits in a schema of the first three migrations, its payload
 // in the queue row, is claimed whole after the upgrade. open opens the

@@ -1,0 +1,188 @@
+package postgres
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bwcms/cms/adapters/internal/bunstore"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+)
+
+// plainIdent is a schema name that needs no quoting (and is quoted all
+// the same).
+var plainIdent = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+// chooseSchema returns the schema the store uses: explicit (Options.Schema)
+// when set, else the one searchPath (the connection's search_path
+// parameter) names when it names exactly one other than public, else
+// DefaultSchema. PostgreSQL's default search_path ("$user", public) and
+// public name none.
+func chooseSchema(explicit, searchPath string) (string, error) {
+	if explicit != "" {
+		if err := validSchema(explicit); err != nil {
+			return "", err
+		}
+		return explicit, nil
+	}
+	var names []string
+	for _, part := range strings.Split(searchPath, ",") {
+		part = strings.TrimSpace(part)
+		if unquoted, ok := strings.CutPrefix(part, `"`); ok {
+			part, ok = strings.CutSuffix(unquoted, `"`)
+			if !ok || strings.Contains(part, `"`) {
+				return "", fmt.Errorf("postgres: search_path %q: set Options.Schema", searchPath)
+			}
+		}
+		if part != "" && part != "public" && part != "$user" {
+			names = append(names, part)
+		}
+	}
+	switch len(names) {
+	case 0:
+		return DefaultSchema, nil
+	case 1:
+		if err := validSchema(names[0]); err != nil {
+			return "", fmt.Errorf("%w (from the search_path)", err)
+		}
+		return names[0], nil
+	}
+	return "", fmt.Errorf("postgres: search_path %q names several schemas: name the store's with Options.Schema", searchPath)
+}
+
+// validSchema refuses a schema name that is not a plain identifier, or
+// public.
+func validSchema(name string) error {
+	switch {
+	case !plainIdent.MatchString(name) || strings.HasPrefix(name, "pg_"):
+		return fmt.Errorf("postgres: schema %q: want lower-case letters, digits and underscores, "+
+			"not starting with a digit or pg_, at most 63", name)
+	case name == "public":
+		return fmt.Errorf("postgres: schema public: the store keeps its tables in a schema of their own")
+	}
+	return nil
+}
+
+// quoteIdent quotes a name checked by validSchema.
+func quoteIdent(name string) string { return `"` + name + `"` }
+
+// prepare runs first in the migration transaction: it takes the advisory
+// lock that serialises instances migrating the schema at once, creates
+// the schema when missing, and moves an older installation's tables from
+// public into it (movePublic). It commits with the migrations, or not at
+// all.
+func prepare(ctx context.Context, tx bun.Tx, schema string, fsys fs.FS) error {
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?, hashtext(?))", migrationLocks, schema); err != nil {
+		return err
+	}
+	// CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege on the
+	// database even when the schema exists: a role given only a schema
+	// made for it must not need it.
+	var exists bool
+	if err := tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = ?)", schema).Scan(&exists); err != nil {
+		return err
+	}
+	if !exists {
+		if _, err := tx.ExecContext(ctx, "CREATE SCHEMA "+quoteIdent(schema)); err != nil {
+			return fmt.Errorf("create schema %s: %w", schema, err)
+		}
+	}
+	return movePublic(ctx, tx, schema, fsys)
+}
+
+// movePublic moves an installation of an older version, whose tables are
+// in public, into schema: when schema has no migration table and public
+// has one that lists the first of the store's migrations, each of the
+// tables the store's migrations create (and the migration tables) that
+// public holds moves with ALTER TABLE ... SET SCHEMA, with its indexes,
+// constraints and owned sequences. Public's other tables stay.
+func movePublic(ctx context.Context, tx bun.Tx, schema string, fsys fs.FS) error {
+	var ours, theirs *string
+	if err := tx.QueryRowContext(ctx, "SELECT to_regclass(?)::text, to_regclass(?)::text",
+		quoteIdent(schema)+"."+bunstore.MigrationsTable, "public."+bunstore.MigrationsTable).Scan(&ours, &theirs); err != nil {
+		return err
+	}
+	if ours != nil || theirs == nil {
+		return nil
+	}
+	names, err := bunstore.MigrationNames(fsys)
+	if err != nil || len(names) == 0 {
+		return err
+	}
+	var recognised bool
+	if err := tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM public."+bunstore.MigrationsTable+" WHERE name = ?)",
+		names[0]).Scan(&recognised); err != nil {
+		return fmt.Errorf("read public.%s: %w", bunstore.MigrationsTable, err)
+	}
+	if !recognised {
+		return nil
+	}
+	tables, err := bunstore.MigrationTables(fsys)
+	if err != nil {
+		return err
+	}
+	var inPublic []string
+	if err := tx.NewRaw("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").Scan(ctx, &inPublic); err != nil {
+		return err
+	}
+	for _, t := range tables {
+		if !slices.Contains(inPublic, t) {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, "ALTER TABLE public."+quoteIdent(t)+" SET SCHEMA "+quoteIdent(schema)); err != nil {
+			return fmt.Errorf("move public.%s into %s: %w", t, schema, err)
+		}
+	}
+	return nil
+}
+
+// schemaConnector gives connections of a host's pool (OpenPool) the
+// store's search_path while the store holds them.
+type schemaConnector struct {
+	driver.Connector // stdlib.GetPoolConnector's: takes a connection from the pool
+	path             string
+}
+
+func (c schemaConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	dc, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn := dc.(*stdlib.Conn)
+	var old string
+	if err := conn.Conn().QueryRow(ctx, "SELECT current_setting('search_path'), set_config('search_path', $1, false)",
+		c.path).Scan(&old, nil); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return &schemaConn{Conn: conn, old: old}, nil
+}
+
+// schemaConn is a connection of the host's pool with the store's
+// search_path; Close puts the one it had back before returning it to the
+// pool.
+type schemaConn struct {
+	*stdlib.Conn
+	old string
+}
+
+func (c *schemaConn) Close() error {
+	pc := c.Conn.Conn()
+	if !pc.IsClosed() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err := pc.Exec(ctx, "SELECT set_config('search_path', $1, false)", c.old)
+		if err != nil || pc.PgConn().TxStatus() != 'I' {
+			// The host must never get a connection with the store's
+			// search_path: the pool drops a closed one.
+			pc.Close(ctx)
+		}
+		cancel()
+	}
+	return c.Conn.Close()
+}
