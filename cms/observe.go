@@ -38,3 +38,10 @@ type BatchQueue struct {
 func (s *Service) BatchQueue(ctx context.Context) (BatchQueue, error) {
 	return s.store.BatchQueue(ctx)
 }
+
+// Ready tells whether the service can serve requests: its store answers
+// and holds the schema this build expects (readiness probes).
+// CodeUnavailable when not.
+func (s *Service) Ready(ctx context.Context) error {
+	return s.store.Ready(ctx)
+}

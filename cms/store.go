@@ -31,6 +31,9 @@ type Store interface {
 	// transaction. Write transactions on SQLite take the write lock at
 	// their start, so concurrent writers wait instead of failing.
 	WithTx(ctx context.Context, fn func(tx Store) error) error
+	// Ready tells whether the store can serve: its database answers and
+	// holds the schema this build expects. CodeUnavailable when not.
+	Ready(ctx context.Context) error
 
 	// Features tells what this adapter does differently.
 	Features() Features

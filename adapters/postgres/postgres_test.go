@@ -252,3 +252,10 @@ func TestRecordReadsUseIndexes(t *testing.T) {
 		}
 	}
 }
+
+// TestReady: ready as opened; not with a migration missing or one of a
+// newer version in the database.
+func TestReady(t *testing.T) {
+	t.Parallel()
+	bunstoretest.ReadyFollowsMigrations(t, openTestStore(t, nil))
+}

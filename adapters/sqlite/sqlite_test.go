@@ -372,3 +372,10 @@ func TestEndedContextRollsBackTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestReady: ready as opened; not with a migration missing or one of a
+// newer version in the database.
+func TestReady(t *testing.T) {
+	t.Parallel()
+	bunstoretest.ReadyFollowsMigrations(t, openTestStore(t))
+}

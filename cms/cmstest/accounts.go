@@ -160,6 +160,14 @@ func testAccounts(t *testing.T, open func(t *testing.T) cms.Store) {
 		}
 	})
 
+	t.Run("Ready", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		if err := s.Ready(t.Context()); err != nil {
+			t.Errorf("Ready of a store just opened: %v", err)
+		}
+	})
+
 	t.Run("Settings", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)

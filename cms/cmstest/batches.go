@@ -252,6 +252,31 @@ func testBatches(t *testing.T, open func(t *testing.T) cms.Store) {
 		}
 	})
 
+	t.Run("Queue", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		queue := func(what string, want cms.BatchQueue) {
+			t.Helper()
+			got, err := s.BatchQueue(ctx)
+			if err != nil || got.Waiting != want.Waiting || got.Processing != want.Processing || !got.OldestWaiting.Equal(want.OldestWaiting) {
+				t.Errorf("%s: BatchQueue %+v, %v; want %+v", what, got, err, want)
+			}
+		}
+		queue("empty", cms.BatchQueue{})
+		enqueue(t, s, batch("b-1", t0))
+		enqueue(t, s, batch("b-2", t0.Add(time.Second)))
+		enqueue(t, s, batch("b-3", t0.Add(2*time.Second)))
+		queue("three waiting", cms.BatchQueue{Waiting: 3, OldestWaiting: t0})
+		now := t0.Add(time.Minute)
+		claim(t, s, "w-1", now, now.Add(time.Minute))
+		queue("one claimed", cms.BatchQueue{Waiting: 2, Processing: 1, OldestWaiting: t0.Add(time.Second)})
+		must(t, s.FinishBatch(ctx, "b-1", "w-1", cms.BatchDone, cms.BatchResult{Created: 1}, now))
+		claim(t, s, "w-1", now, now.Add(time.Minute))
+		must(t, s.FinishBatch(ctx, "b-2", "w-1", cms.BatchError, cms.BatchResult{Error: "x"}, now))
+		queue("two finished", cms.BatchQueue{Waiting: 1, OldestWaiting: t0.Add(2 * time.Second)})
+	})
+
 	t.Run("Purge", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)

@@ -120,6 +120,10 @@ func (s *Store) Migrate(ctx context.Context, o MigrateOptions) error {
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
+	s.opts.known = make([]string, len(steps))
+	for i, st := range steps {
+		s.opts.known[i] = st.name
+	}
 	return nil
 }
 

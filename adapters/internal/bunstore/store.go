@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -105,6 +106,10 @@ type Options struct {
 	Numbered bool
 	// Close releases what the adapter opened.
 	Close func() error
+
+	// known are the migrations this build applies (set by Migrate), which
+	// Ready expects the database to have applied, no fewer and no more.
+	known []string
 }
 
 // Store implements cms.Store on bun. bun opens the pools, runs
@@ -365,4 +370,32 @@ func dedupe(ids []string) []string {
 		}
 	}
 	return out
+}
+
+// Ready implements cms.Store: the database answers on both pools and
+// holds exactly the migrations this build applies (a newer build may have
+// migrated it further, and this one no longer knows its schema).
+func (s *Store) Ready(ctx context.Context) error {
+	var applied []string
+	for _, c := range []conn{s.write, s.read} {
+		applied = applied[:0]
+		if err := s.scan(ctx, c, &applied, "SELECT name FROM "+MigrationsTable+" ORDER BY name"); err != nil {
+			return s.fail(err)
+		}
+	}
+	if s.opts.known == nil {
+		return nil
+	}
+	for _, name := range s.opts.known {
+		if !slices.Contains(applied, name) {
+			return &cms.Error{Code: cms.CodeUnavailable, Message: "migration " + name + " is not applied"}
+		}
+	}
+	for _, name := range applied {
+		if !slices.Contains(s.opts.known, name) {
+			return &cms.Error{Code: cms.CodeUnavailable, Message: "the database has migration " + name +
+				" of a newer version"}
+		}
+	}
+	return nil
 }

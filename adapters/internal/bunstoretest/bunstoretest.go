@@ -16,6 +16,7 @@ import (
 
 	"github.com/bwcms/cms/adapters/internal/bunstore"
 	"github.com/bwcms/cms/cms"
+	"github.com/uptrace/bun"
 )
 
 // FirstMigrations returns a file system holding the first n migration files
@@ -389,4 +390,41 @@ func (l *StatementLog) Reset() {
 	l.mu.Lock()
 	l.ran = nil
 	l.mu.Unlock()
+}
+
+// ReadyFollowsMigrations checks Ready against the migration table: ready
+// as opened, unavailable with a migration missing or one of a newer
+// version, ready again once the table is as the build expects.
+func ReadyFollowsMigrations(t *testing.T, s interface {
+	cms.Store
+	Write() *bun.DB
+}) {
+	t.Helper()
+	ctx := t.Context()
+	if err := s.Ready(ctx); err != nil {
+		t.Fatalf("Ready as opened: %v", err)
+	}
+	exec := func(q string) {
+		t.Helper()
+		if _, err := s.Write().ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec("INSERT INTO cms_migrations (name, group_id, migrated_at) VALUES ('29991231000001', 99, CURRENT_TIMESTAMP)")
+	if err := s.Ready(ctx); cms.ErrorCode(err) != cms.CodeUnavailable || !strings.Contains(err.Error(), "newer version") {
+		t.Errorf("Ready with a newer migration: %v", err)
+	}
+	exec("DELETE FROM cms_migrations WHERE name = '29991231000001'")
+	var first string
+	if err := s.Write().NewRaw("SELECT min(name) FROM cms_migrations").Scan(ctx, &first); err != nil {
+		t.Fatal(err)
+	}
+	exec("UPDATE cms_migrations SET name = 'x" + first + "' WHERE name = '" + first + "'")
+	if err := s.Ready(ctx); cms.ErrorCode(err) != cms.CodeUnavailable || !strings.Contains(err.Error(), "is not applied") {
+		t.Errorf("Ready with a migration missing: %v", err)
+	}
+	exec("UPDATE cms_migrations SET name = '" + first + "' WHERE name = 'x" + first + "'")
+	if err := s.Ready(ctx); err != nil {
+		t.Errorf("Ready once the table is whole again: %v", err)
+	}
 }
