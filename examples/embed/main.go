@@ -69,7 +69,7 @@ func newApp(ctx context.Context, dbPath string, log *slog.Logger) (http.Handler,
 		store.Close()
 		return nil, nil, err
 	}
-	api.Register(r)
+	r.PathPrefix(api.Path()).Handler(api) // every path under /api/bw/v2/
 	// --- end ---
 
 	if err := seed(ctx, svc); err != nil {
