@@ -16,11 +16,7 @@ import (
 // created; without them a preflight is refused as before.
 func TestWebSettings(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		args []string
-		env  map[string]string
-		want string
-	}{
+	refused(t, []refusal{
 		{[]string{"--base-path", "cms"}, nil, `--base-path: transport: base path "cms"`},
 		{nil, map[string]string{"CMS_BASE_PATH": "/cms/"}, `--base-path: transport: base path "/cms/"`},
 		{[]string{"--cors-origins", "http://localhost:3000,*"}, nil, `--cors-origins: transport: allowed origin "*"`},
@@ -28,17 +24,7 @@ func TestWebSettings(t *testing.T) {
 		{[]string{"--cookie-samesite", "sometimes"}, nil, `--cookie-samesite "sometimes": want strict, lax or none`},
 		{[]string{"--cookie-domain", "not a domain"}, nil, `--cookie-domain "not a domain": not a domain`},
 		{[]string{"--trusted-proxies", "10.0.0.0/33"}, nil, `--trusted-proxies: "10.0.0.0/33"`},
-	} {
-		db := filepath.Join(t.TempDir(), "cms.db")
-		c := &cli{env: tc.env}
-		if code := c.run(t, append([]string{"--addr", "127.0.0.1:0", "--db", "sqlite:" + db}, tc.args...)...); code == 0 ||
-			!strings.Contains(c.stderr.String(), tc.want) {
-			t.Errorf("%v %v: exit %d, %q; want %q", tc.args, tc.env, code, c.stderr.String(), tc.want)
-		}
-		if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("%v %v: the database was created (%v)", tc.args, tc.env, err)
-		}
-	}
+	})
 
 	const frontEnd = "http://localhost:3000"
 	preflight := func(s *server, path string) answer {
@@ -85,5 +71,29 @@ func TestWebSettings(t *testing.T) {
 	plain := startServer(t, &cli{env: map[string]string{"CMS_ADMIN_PASSWORD": "admin password"}}, "--db", "sqlite:"+filepath.Join(t.TempDir(), "cms.db"))
 	if a := preflight(plain, "/api/bw/v2/auth"); a.status != 405 || a.header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("preflight without --cors-origins: %d %v", a.status, a.header)
+	}
+}
+
+// refusal is a start with a bad setting and the message that names it.
+type refusal struct {
+	args []string
+	env  map[string]string
+	want string
+}
+
+// refused starts the server with each bad setting: each must stop it with
+// its message before the database is created.
+func refused(t *testing.T, cases []refusal) {
+	t.Helper()
+	for _, tc := range cases {
+		db := filepath.Join(t.TempDir(), "cms.db")
+		c := &cli{env: tc.env}
+		if code := c.run(t, append([]string{"--addr", "127.0.0.1:0", "--db", "sqlite:" + db}, tc.args...)...); code == 0 ||
+			!strings.Contains(c.stderr.String(), tc.want) {
+			t.Errorf("%v %v: exit %d, %q; want %q", tc.args, tc.env, code, c.stderr.String(), tc.want)
+		}
+		if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%v %v: the database was created (%v)", tc.args, tc.env, err)
+		}
 	}
 }
