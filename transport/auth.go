@@ -16,8 +16,6 @@ const MaxAuthBody = 64 << 10
 // RefreshCookie is the cookie that carries the refresh token.
 const RefreshCookie = "bw_rtoken"
 
-const refreshCookiePath = "/api/bw/v2/auth"
-
 // tokenBody is the 200 body of login (all fields) and refresh (from
 // access_token on).
 type tokenBody struct {
@@ -99,8 +97,7 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: RefreshCookie, Value: "", Path: refreshCookiePath, MaxAge: -1,
-		HttpOnly: true, Secure: true, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, h.refreshCookie("", -1))
 	writeJSON(w, http.StatusOK, struct {
 		Message string `json:"message"`
 	}{"Successfully logged out"})
@@ -135,8 +132,7 @@ func (h *Handler) writeSession(w http.ResponseWriter, r *http.Request, sess *cms
 		return
 	}
 	maxAge := int(math.Ceil(sess.RefreshExpires.Sub(h.svc.Now()).Seconds()))
-	http.SetCookie(w, &http.Cookie{Name: RefreshCookie, Value: sess.RefreshToken, Path: refreshCookiePath,
-		MaxAge: max(maxAge, 1), HttpOnly: true, Secure: true, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, h.refreshCookie(sess.RefreshToken, max(maxAge, 1)))
 	body := tokenBody{Done: done, AccessToken: access, RefreshToken: sess.RefreshToken, TokenType: "Bearer",
 		ExpiresIn: int(AccessTokenLifetime / time.Second)}
 	if done != "" {
@@ -146,9 +142,16 @@ func (h *Handler) writeSession(w http.ResponseWriter, r *http.Request, sess *cms
 }
 
 // sameSite refuses, with 403, a POST the browser marks as cross-site,
-// before anything is read or changed.
+// before anything is read or changed. Behind a trusted proxy that names
+// the host the client asked for, that host is the one an Origin is
+// compared with.
 func (h *Handler) sameSite(w http.ResponseWriter, r *http.Request) bool {
-	if err := h.cross.Check(r); err != nil {
+	checked := r
+	if host := h.proxies.forwardedHost(r); host != "" && host != r.Host {
+		checked = r.WithContext(r.Context()) // a shallow copy
+		checked.Host = host
+	}
+	if err := h.cross.Check(checked); err != nil {
 		h.writeError(w, r, &cms.Error{Code: cms.CodeForbidden, Message: "cross-site request", Err: err})
 		return false
 	}

@@ -16,10 +16,12 @@ import (
 
 	"github.com/bwcms/cms/cms"
 	"github.com/gorilla/mux"
+	"github.com/rs/cors"
 )
 
-// Prefix is the path every route of the API starts with.
-const Prefix = "/api/bw/v2/"
+// Prefix is the path every route of the API starts with, after
+// Options.BasePath.
+const Prefix = root + "/"
 
 // Options configure a Handler. Exactly one signing key is needed:
 // JWTSecret (HS256, the default) or EdDSAKey.
@@ -64,9 +66,46 @@ type Options struct {
 	// set.
 	WriteTimeout time.Duration
 
+	// BasePath is the host's prefix before /api/bw/v2: "" (the default)
+	// serves the API at /api/bw/v2/, "/cms" at /cms/api/bw/v2/ (see
+	// CheckBasePath). The handler takes a request's path with its base
+	// path, as routers that keep the whole path pass it, or without it,
+	// as http.StripPrefix leaves it; either way the refresh cookie's path
+	// is BasePath + "/api/bw/v2/auth", so a host that strips the prefix
+	// still gives it here. Handler.Path is the pattern to mount at.
+	BasePath string
+
+	// CookieSameSite is the SameSite attribute of the refresh cookie.
+	// Default http.SameSiteStrictMode: the cookie goes only with requests
+	// from the same site (a front-end on another port or subdomain of the
+	// same site is the same site). http.SameSiteNoneMode lets a front-end
+	// on another site refresh with it (with AllowedOrigins).
+	// http.SameSiteDefaultMode writes no attribute. The cookie is always
+	// Secure and HttpOnly.
+	CookieSameSite http.SameSite
+	// CookieDomain is the refresh cookie's Domain attribute. Default none:
+	// the cookie goes back to the host that set it only.
+	CookieDomain string
+
+	// AllowedOrigins are the origins of browser front-ends allowed to call
+	// the API from another origin (CORS, with credentials, so the refresh
+	// cookie goes with them), each exactly as browsers send it
+	// ("http://localhost:3000"; see CheckOrigin). They are also trusted by
+	// the default CrossOrigin, so a front-end on one of them can log in.
+	// Default none: no CORS answers, and OPTIONS is 405 like any method a
+	// route does not take.
+	AllowedOrigins []string
+	// CORSMaxAge is how long a browser may keep a preflight's answer.
+	// Default DefaultCORSMaxAge; negative: no Access-Control-Max-Age.
+	CORSMaxAge time.Duration
+
 	// CrossOrigin decides which POSTs under /auth are cross-site and
 	// refused. Default http.NewCrossOriginProtection() (Sec-Fetch-Site,
-	// then Origin against Host).
+	// then Origin against Host) with AllowedOrigins trusted. Behind a
+	// trusted proxy (TrustedProxies) the Host it compares with is the one
+	// the proxy names in X-Forwarded-Host (else Forwarded's host=), when
+	// it names one. A CrossOrigin given here is used as it is: add
+	// AllowedOrigins to it with AddTrustedOrigin.
 	CrossOrigin *http.CrossOriginProtection
 
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For (else
@@ -74,17 +113,28 @@ type Options struct {
 	// the connection's peer is inside one of these prefixes, the client is
 	// the right-most address of the header that is not itself a trusted
 	// proxy. Otherwise, and when the header cannot be read, the client is
-	// the peer. Default none: the headers are never read.
+	// the peer. The same proxies' X-Forwarded-Host (else Forwarded's
+	// host=) is the host CrossOrigin compares an Origin with. Default
+	// none: the headers are never read.
 	TrustedProxies []netip.Prefix
 }
 
-// Handler answers every path under /api/bw/v2/. It is safe for concurrent
-// use.
+// Handler answers every path under its root, Options.BasePath +
+// "/api/bw/v2", with the API's JSON answers (404 and 405 included), and
+// any other path it is given with a plain 404, as http.NotFound. It is
+// safe for concurrent use.
 type Handler struct {
 	svc    *cms.Service
 	log    *slog.Logger
 	tokens *tokens
 	cross  *http.CrossOriginProtection
+	// cors answers preflights and adds CORS headers; nil without
+	// Options.AllowedOrigins.
+	cors *cors.Cors
+	// base is Options.BasePath.
+	base           string
+	cookieSameSite http.SameSite
+	cookieDomain   string
 	// proxies are Options.TrustedProxies.
 	proxies proxies
 	routes  map[string]route
@@ -125,8 +175,18 @@ func NewHandler(svc *cms.Service, opts *Options) (*Handler, error) {
 	if o.Issuer == "" {
 		o.Issuer = "bw"
 	}
-	if o.CrossOrigin == nil {
-		o.CrossOrigin = http.NewCrossOriginProtection()
+	if err := CheckBasePath(o.BasePath); err != nil {
+		return nil, err
+	}
+	if err := checkCookie(&o); err != nil {
+		return nil, err
+	}
+	if err := checkOrigins(&o); err != nil {
+		return nil, err
+	}
+	cross, err := crossOrigin(&o)
+	if err != nil {
+		return nil, err
 	}
 	tokens, err := newTokens(o, svc.Now)
 	if err != nil {
@@ -151,7 +211,8 @@ func NewHandler(svc *cms.Service, opts *Options) (*Handler, error) {
 	if o.WriteTimeout == 0 {
 		o.WriteTimeout = DefaultWriteTimeout
 	}
-	h := &Handler{svc: svc, log: o.Logger, tokens: tokens, cross: o.CrossOrigin, proxies: proxies, loc: svc.Location(),
+	h := &Handler{svc: svc, log: o.Logger, tokens: tokens, cross: cross, cors: newCORS(o.AllowedOrigins, o.CORSMaxAge),
+		base: o.BasePath, cookieSameSite: o.CookieSameSite, cookieDomain: o.CookieDomain, proxies: proxies, loc: svc.Location(),
 		maxBody: o.MaxBody, maxBatchBody: o.MaxBatchBody, bodyTimeout: o.BodyReadTimeout, bodyChunk: o.BodyReadChunk, writeTimeout: o.WriteTimeout}
 	h.routes = map[string]route{
 		"auth":         {http.MethodGet: h.validate, http.MethodPost: h.login},
@@ -164,23 +225,40 @@ func NewHandler(svc *cms.Service, opts *Options) (*Handler, error) {
 	return h, nil
 }
 
-// Register mounts the API on a gorilla router, beside the host's routes.
+// Register mounts the API on a gorilla router, beside the host's routes:
+// r.PathPrefix("/api/bw/v2/").Handler(h). On a subrouter under a prefix
+// (r.PathPrefix("/cms").Subrouter()), give that prefix as
+// Options.BasePath.
+//
+// Deprecated: mount the handler as any http.Handler:
+// r.PathPrefix(h.Path()).Handler(h).
 func (h *Handler) Register(r *mux.Router) {
-	r.PathPrefix(Prefix).Handler(h)
+	r.PathPrefix(root + "/").Handler(h)
 }
 
-// ServeHTTP routes before anything else: an unknown path is 404 and a
-// wrong method 405, whoever asks. Every request reads and writes under
-// deadlines that require progress.
+// ServeHTTP routes before anything else: a path outside the API is a
+// plain 404, an unknown path in it the API's 404 and a wrong method 405,
+// whoever asks. With AllowedOrigins, CORS preflights are answered (204)
+// and CORS headers added before routing. Every request reads and writes
+// under deadlines that require progress.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rest, ok := h.apiPath(r.URL.EscapedPath())
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
 	w, r, finish := h.withDeadlines(w, r)
 	defer finish()
 	defer h.recoverPanic(w, r)
-	rest, ok := strings.CutPrefix(r.URL.EscapedPath(), Prefix)
-	if !ok {
-		writeFail(w, http.StatusNotFound, textNotFound)
+	if h.cors != nil {
+		h.cors.ServeHTTP(w, r, func(w http.ResponseWriter, r *http.Request) { h.route(w, r, rest) })
 		return
 	}
+	h.route(w, r, rest)
+}
+
+// route answers rest, the path after the API's root and "/".
+func (h *Handler) route(w http.ResponseWriter, r *http.Request, rest string) {
 	rt, ok := h.routes[rest]
 	if !ok {
 		h.serveRecords(w, r, rest)

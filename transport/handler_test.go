@@ -41,8 +41,8 @@ func TestRouting(t *testing.T) {
 	scenarios := []scenario{
 		{name: "unknown path under the prefix", status: 404, body: `{"fail":"Not found"}`,
 			req: func(*env) *http.Request { return httptest.NewRequest(http.MethodGet, "/api/bw/v2/auth/nothing", nil) }},
-		{name: "path outside the prefix", status: 404, body: `{"fail":"Not found"}`,
-			req: func(*env) *http.Request { return httptest.NewRequest(http.MethodGet, "/api/bw/v1/auth", nil) }},
+		{name: "the root without a slash", status: 404, body: `{"fail":"Not found"}`,
+			req: func(*env) *http.Request { return httptest.NewRequest(http.MethodGet, "/api/bw/v2", nil) }},
 		{name: "jwks without EdDSA", status: 404, body: `{"fail":"Not found"}`,
 			req: func(*env) *http.Request { return httptest.NewRequest(http.MethodGet, "/api/bw/v2/auth/jwks.json", nil) }},
 		{name: "wrong method on auth", status: 405, body: `{"fail":"Method not allowed"}`,

@@ -69,7 +69,7 @@ func newApp(ctx context.Context, dbPath string, log *slog.Logger) (http.Handler,
 		store.Close()
 		return nil, nil, err
 	}
-	api.Register(r)
+	r.PathPrefix(api.Path()).Handler(api) // every path under /api/bw/v2/
 	// Batch workers and the hourly purge, until closeApp stops them.
 	runCtx, stopRun := context.WithCancel(ctx)
 	running := make(chan error, 1)

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -94,7 +93,7 @@ func workersOption(n int) int {
 
 // serve runs the server until ctx ends.
 func serve(ctx context.Context, args []string, e env) error {
-	cfg, rest, err := settings(e, "standalone", args, slices.Concat(serverSettings, tuningSettings))
+	cfg, rest, err := settings(e, "standalone", args, slices.Concat(serverSettings, webSettings, tuningSettings))
 	if err != nil {
 		return err
 	}
@@ -110,9 +109,9 @@ func serve(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	// Every setting is judged before anything is created.
-	proxies, err := parsePrefixes(cfg["trusted-proxies"])
+	web, err := webOptions(cfg)
 	if err != nil {
-		return fmt.Errorf("--trusted-proxies: %w", err)
+		return err
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
 	// The port first: when it is taken, nothing is created and no
@@ -122,7 +121,7 @@ func serve(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	defer ln.Close()
-	h, svc, store, err := setUp(ctx, cfg, tune, workers, proxies, e, log)
+	h, svc, store, err := setUp(ctx, cfg, tune, web, workers, e, log)
 	if err != nil {
 		return err
 	}
@@ -131,7 +130,7 @@ func serve(ctx context.Context, args []string, e env) error {
 
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: tune.readHeaderTimeout, IdleTimeout: tune.idleTimeout,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	log.Info("listening", "addr", "http://"+ln.Addr().String()+transport.Prefix, "db", redactDSN(cfg["db"]))
+	log.Info("listening", "addr", "http://"+ln.Addr().String()+h.Path(), "db", redactDSN(cfg["db"]))
 	if e.ready != nil {
 		e.ready(ln.Addr().String())
 	}
@@ -156,8 +155,8 @@ func serve(ctx context.Context, args []string, e env) error {
 }
 
 // setUp opens the store, creates the bootstrap account and admin when
-// missing, and builds the handler.
-func setUp(ctx context.Context, cfg map[string]string, tune tuning, workers int, proxies []netip.Prefix, e env, log *slog.Logger) (http.Handler, *cms.Service, cms.Store, error) {
+// missing, and builds the handler on web, the options webOptions read.
+func setUp(ctx context.Context, cfg map[string]string, tune tuning, web transport.Options, workers int, e env, log *slog.Logger) (*transport.Handler, *cms.Service, cms.Store, error) {
 	langs, err := cms.ParseLanguages(cmp.Or(cfg["langs"], "en"))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("--langs: %w", err)
@@ -166,7 +165,7 @@ func setUp(ctx context.Context, cfg map[string]string, tune tuning, workers int,
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	fail := func(err error) (http.Handler, *cms.Service, cms.Store, error) {
+	fail := func(err error) (*transport.Handler, *cms.Service, cms.Store, error) {
 		store.Close()
 		return nil, nil, nil, err
 	}
@@ -188,8 +187,8 @@ func setUp(ctx context.Context, cfg map[string]string, tune tuning, workers int,
 			return fail(err)
 		}
 	}
-	h, err := transport.NewHandler(svc, &transport.Options{Logger: log, JWTSecret: secret, TrustedProxies: proxies,
-		BodyReadTimeout: tune.bodyTimeout, WriteTimeout: tune.writeTimeout})
+	web.Logger, web.JWTSecret, web.BodyReadTimeout, web.WriteTimeout = log, secret, tune.bodyTimeout, tune.writeTimeout
+	h, err := transport.NewHandler(svc, &web)
 	if err != nil {
 		return fail(err)
 	}

@@ -19,11 +19,7 @@ import (
 // anything is created.
 func TestTuningSettings(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		args []string
-		env  map[string]string
-		want string
-	}{
+	refused(t, []refusal{
 		{[]string{"--read-header-timeout", "soon"}, nil, `--read-header-timeout "soon": want a duration such as 10s or 2m`},
 		{[]string{"--idle-timeout", "-1s"}, nil, `--idle-timeout "-1s": want a duration`},
 		{nil, map[string]string{"CMS_BODY_TIMEOUT": "10"}, `--body-timeout "10": want a duration`},
@@ -31,17 +27,7 @@ func TestTuningSettings(t *testing.T) {
 		{[]string{"--refresh-grace", "-5s"}, nil, `--refresh-grace "-5s": want a duration`},
 		{[]string{"--max-conns", "many"}, nil, `--max-conns "many": want a whole number`},
 		{nil, map[string]string{"CMS_MAX_CONNS": "-1"}, `--max-conns "-1": want a whole number`},
-	} {
-		db := filepath.Join(t.TempDir(), "cms.db")
-		c := &cli{env: tc.env}
-		if code := c.run(t, append([]string{"--addr", "127.0.0.1:0", "--db", "sqlite:" + db}, tc.args...)...); code == 0 ||
-			!strings.Contains(c.stderr.String(), tc.want) {
-			t.Errorf("%v %v: exit %d, %q; want %q", tc.args, tc.env, code, c.stderr.String(), tc.want)
-		}
-		if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("%v %v: the database was created (%v)", tc.args, tc.env, err)
-		}
-	}
+	})
 	c := &cli{env: map[string]string{"CMS_MAX_CONNS": "8", "CMS_IDLE_TIMEOUT": "0"}}
 	s := startServer(t, c, "--db", "sqlite:"+filepath.Join(t.TempDir(), "cms.db"), "--read-header-timeout", "1m",
 		"--body-timeout", "0", "--write-timeout", "1m30s", "--refresh-grace", "1s")

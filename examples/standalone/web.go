@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/bwcms/cms/transport"
+)
+
+// webSettings are where the API answers and who may call it from a
+// browser.
+var webSettings = []setting{
+	{"base-path", "CMS_BASE_PATH", "", "prefix before /api/bw/v2 (/cms serves /cms/api/bw/v2/), for a proxy that passes the prefix on"},
+	{"cors-origins", "CMS_CORS_ORIGINS", "", "comma-separated origins of browser front-ends allowed to call the API and log in (http://localhost:3000)"},
+	{"cookie-samesite", "CMS_COOKIE_SAMESITE", "strict", "SameSite of the refresh cookie: strict, lax or none (a front-end on another site)"},
+	{"cookie-domain", "CMS_COOKIE_DOMAIN", "", "Domain of the refresh cookie (default none: this host only)"},
+}
+
+var sameSites = map[string]http.SameSite{
+	"strict": http.SameSiteStrictMode,
+	"lax":    http.SameSiteLaxMode,
+	"none":   http.SameSiteNoneMode,
+}
+
+// webOptions reads the web settings and the trusted proxies into the
+// handler's options, judging every value before anything is created.
+func webOptions(cfg map[string]string) (transport.Options, error) {
+	var o transport.Options
+	var err error
+	if o.TrustedProxies, err = parsePrefixes(cfg["trusted-proxies"]); err != nil {
+		return o, fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	o.BasePath = cfg["base-path"]
+	if err := transport.CheckBasePath(o.BasePath); err != nil {
+		return o, fmt.Errorf("--base-path: %w", err)
+	}
+	for item := range strings.SplitSeq(cfg["cors-origins"], ",") {
+		if item = strings.TrimSpace(item); item == "" {
+			continue
+		}
+		if err := transport.CheckOrigin(item); err != nil {
+			return o, fmt.Errorf("--cors-origins: %w", err)
+		}
+		o.AllowedOrigins = append(o.AllowedOrigins, item)
+	}
+	var ok bool
+	if o.CookieSameSite, ok = sameSites[strings.ToLower(cfg["cookie-samesite"])]; !ok {
+		return o, fmt.Errorf("--cookie-samesite %q: want strict, lax or none", cfg["cookie-samesite"])
+	}
+	o.CookieDomain = cfg["cookie-domain"]
+	if o.CookieDomain != "" {
+		c := http.Cookie{Name: transport.RefreshCookie, Value: "x", Domain: o.CookieDomain}
+		if err := c.Valid(); err != nil {
+			return o, fmt.Errorf("--cookie-domain %q: not a domain", o.CookieDomain)
+		}
+	}
+	return o, nil
+}
