@@ -108,6 +108,14 @@ type Options struct {
 	// AllowedOrigins to it with AddTrustedOrigin.
 	CrossOrigin *http.CrossOriginProtection
 
+	// Observer hears every request answered (route, status, duration),
+	// for metrics (the package metrics implements it). Default: none.
+	Observer Observer
+	// AccessLog, when set, gets one Info record per request answered:
+	// method, path, route, status, bytes, duration and client address.
+	// Default: none.
+	AccessLog *slog.Logger
+
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For (else
 	// Forwarded) header names the client a login is throttled by: when
 	// the connection's peer is inside one of these prefixes, the client is
@@ -131,6 +139,9 @@ type Handler struct {
 	// cors answers preflights and adds CORS headers; nil without
 	// Options.AllowedOrigins.
 	cors *cors.Cors
+	// observer and access are Options.Observer and Options.AccessLog.
+	observer Observer
+	access   *slog.Logger
 	// base is Options.BasePath.
 	base           string
 	cookieSameSite http.SameSite
@@ -213,7 +224,8 @@ func NewHandler(svc *cms.Service, opts *Options) (*Handler, error) {
 	}
 	h := &Handler{svc: svc, log: o.Logger, tokens: tokens, cross: cross, cors: newCORS(o.AllowedOrigins, o.CORSMaxAge),
 		base: o.BasePath, cookieSameSite: o.CookieSameSite, cookieDomain: o.CookieDomain, proxies: proxies, loc: svc.Location(),
-		maxBody: o.MaxBody, maxBatchBody: o.MaxBatchBody, bodyTimeout: o.BodyReadTimeout, bodyChunk: o.BodyReadChunk, writeTimeout: o.WriteTimeout}
+		maxBody: o.MaxBody, maxBatchBody: o.MaxBatchBody, bodyTimeout: o.BodyReadTimeout, bodyChunk: o.BodyReadChunk, writeTimeout: o.WriteTimeout,
+		observer: o.Observer, access: o.AccessLog}
 	h.routes = map[string]route{
 		"auth":         {http.MethodGet: h.validate, http.MethodPost: h.login},
 		"auth/refresh": {http.MethodPost: h.refresh},
@@ -247,6 +259,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
+	if h.observer != nil || h.access != nil {
+		h.observe(w, r, func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, rest) })
+		return
+	}
+	h.serve(w, r, rest)
+}
+
+// serve answers a request for rest, the path under the API's root.
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rest string) {
 	w, r, finish := h.withDeadlines(w, r)
 	defer finish()
 	defer h.recoverPanic(w, r)
@@ -264,6 +285,7 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, rest string) {
 		h.serveRecords(w, r, rest)
 		return
 	}
+	nameRoute(r, rest)
 	serve, ok := rt[r.Method]
 	if !ok {
 		methods := make([]string, 0, len(rt))

@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,8 +32,12 @@ func (h *Handler) serveRecords(w http.ResponseWriter, r *http.Request, rest stri
 		}
 	}
 	kind, action := pathAction(r.Method, rest)
+	if slices.Contains(cms.Kinds(), kind) { // never a label a client makes up
+		nameRoute(r, string(kind)+" bad path") // named again below when it parsed
+	}
 	if perr == nil {
 		kind, action = rp.Kind, endpointAction(rp.Endpoint)
+		nameRoute(r, string(rp.Kind)+" "+rp.Endpoint.String())
 	}
 	ctx, err := h.authorize(r, kind, action)
 	if err != nil {

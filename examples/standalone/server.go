@@ -93,7 +93,7 @@ func workersOption(n int) int {
 
 // serve runs the server until ctx ends.
 func serve(ctx context.Context, args []string, e env) error {
-	cfg, rest, err := settings(e, "standalone", args, slices.Concat(serverSettings, webSettings, tuningSettings))
+	cfg, rest, err := settings(e, "standalone", args, slices.Concat(serverSettings, webSettings, tuningSettings, observeSettings))
 	if err != nil {
 		return err
 	}
@@ -113,23 +113,44 @@ func serve(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return err
 	}
+	obs, err := newObserving(cfg)
+	if err != nil {
+		return err
+	}
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
-	// The port first: when it is taken, nothing is created and no
+	// The ports first: when one is taken, nothing is created and no
 	// password is printed (and lost).
 	ln, err := net.Listen("tcp", cfg["addr"])
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
-	h, svc, store, err := setUp(ctx, cfg, tune, web, workers, e, log)
+	var metricsLn net.Listener
+	if cfg["metrics-addr"] != "" {
+		if metricsLn, err = net.Listen("tcp", cfg["metrics-addr"]); err != nil {
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		defer metricsLn.Close()
+	}
+	web.Observer, web.AccessLog = obs.metrics, obs.accessLog(log)
+	h, svc, store, err := setUp(ctx, cfg, tune, web, workers, obs.metrics, e, log)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	if err := obs.metrics.WatchQueue(svc); err != nil {
+		return err
+	}
 	defer runService(ctx, svc)()
 
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: tune.readHeaderTimeout, IdleTimeout: tune.idleTimeout,
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	srv := &http.Server{Handler: obs.routes(h, svc, metricsLn == nil), ReadHeaderTimeout: tune.readHeaderTimeout,
+		IdleTimeout: tune.idleTimeout, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	if metricsLn != nil {
+		msrv := &http.Server{Handler: obs.handler(), ReadHeaderTimeout: tune.readHeaderTimeout}
+		go msrv.Serve(metricsLn)
+		defer msrv.Close()
+		log.Info("metrics", "addr", "http://"+metricsLn.Addr().String()+"/metrics")
+	}
 	log.Info("listening", "addr", "http://"+ln.Addr().String()+h.Path(), "db", redactDSN(cfg["db"]))
 	if e.ready != nil {
 		e.ready(ln.Addr().String())
@@ -156,7 +177,7 @@ func serve(ctx context.Context, args []string, e env) error {
 
 // setUp opens the store, creates the bootstrap account and admin when
 // missing, and builds the handler on web, the options webOptions read.
-func setUp(ctx context.Context, cfg map[string]string, tune tuning, web transport.Options, workers int, e env, log *slog.Logger) (*transport.Handler, *cms.Service, cms.Store, error) {
+func setUp(ctx context.Context, cfg map[string]string, tune tuning, web transport.Options, workers int, obs cms.Observer, e env, log *slog.Logger) (*transport.Handler, *cms.Service, cms.Store, error) {
 	langs, err := cms.ParseLanguages(cmp.Or(cfg["langs"], "en"))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("--langs: %w", err)
@@ -174,7 +195,7 @@ func setUp(ctx context.Context, cfg map[string]string, tune tuning, web transpor
 		return fail(err)
 	}
 	svc, err := cms.NewService(store, &cms.Options{Logger: log, RefreshGrace: tune.refreshGrace, BatchLease: lease,
-		BatchWorkers: workersOption(workers)})
+		BatchWorkers: workersOption(workers), Observer: obs})
 	if err != nil {
 		return fail(err)
 	}

@@ -283,3 +283,61 @@ func TestLangsWarning(t *testing.T) {
 		t.Errorf("langs after add-lang and a restart: %v", claims.Langs)
 	}
 }
+
+// TestHealthAndMetrics: /healthz, /readyz and /metrics on --addr by
+// default, the API's requests counted there; --metrics-addr moves
+// /metrics to a listener of its own; --access-log on logs each request.
+func TestHealthAndMetrics(t *testing.T) {
+	t.Parallel()
+	db := "sqlite:" + filepath.Join(t.TempDir(), "cms.db")
+	c := &cli{env: map[string]string{"CMS_ADMIN_PASSWORD": "admin password"}}
+	s := startServer(t, c, "--db", db)
+	if a := s.get(t, "/healthz", ""); a.status != 200 || strings.TrimSpace(a.body) != `{"status":"ok"}` {
+		t.Errorf("/healthz: %d %s", a.status, a.body)
+	}
+	if a := s.get(t, "/readyz", ""); a.status != 200 || strings.TrimSpace(a.body) != `{"status":"ready"}` {
+		t.Errorf("/readyz: %d %s", a.status, a.body)
+	}
+	tok := s.login(t, "admin", "admin password").Access
+	if a := s.get(t, "/api/bw/v2/resource", tok); a.status != 200 {
+		t.Fatalf("list: %d %s", a.status, a.body)
+	}
+	a := s.get(t, "/metrics", "")
+	for _, want := range []string{`bwcms_http_requests_total{code="200",route="resource read"} 1`,
+		`bwcms_http_requests_total{code="200",route="auth"} 1`, "bwcms_batch_queue_waiting 0", "go_goroutines "} {
+		if a.status != 200 || !strings.Contains(a.body, want) {
+			t.Errorf("/metrics: %d, no %q in\n%s", a.status, want, a.body)
+		}
+	}
+	if strings.Contains(c.stderr.String(), `msg=request`) {
+		t.Errorf("an access log without --access-log: %s", c.stderr.String())
+	}
+	s.shutdown(t)
+
+	c = &cli{env: map[string]string{"CMS_ADMIN_PASSWORD": "admin password", "CMS_ACCESS_LOG": "on"}}
+	s = startServer(t, c, "--db", db, "--metrics-addr", "127.0.0.1:0")
+	if a := s.get(t, "/metrics", ""); a.status != 404 {
+		t.Errorf("/metrics on --addr with --metrics-addr: %d", a.status)
+	}
+	m := regexp.MustCompile(`msg=metrics addr=(http://[0-9.:]+/metrics)`).FindStringSubmatch(c.stderr.String())
+	if m == nil {
+		t.Fatalf("no metrics address logged: %s", c.stderr.String())
+	}
+	res, err := http.Get(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(body), "bwcms_login_refusals_total") {
+		t.Errorf("%s: %d %.200s", m[1], res.StatusCode, body)
+	}
+	s.get(t, "/api/bw/v2/resource/xyz", "")
+	if !strings.Contains(c.stderr.String(), `msg=request method=GET path=/api/bw/v2/resource/xyz route="resource read" status=401`) {
+		t.Errorf("no access log line of the read: %s", c.stderr.String())
+	}
+	bad := &cli{env: map[string]string{"CMS_DB": db}}
+	if code := bad.run(t, "--access-log", "maybe"); code == 0 || !strings.Contains(bad.stderr.String(), "--access-log") {
+		t.Errorf("--access-log maybe: exit %d, %q", code, bad.stderr.String())
+	}
+}
