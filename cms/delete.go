@@ -39,7 +39,7 @@ func (s *Service) Delete(ctx context.Context, kind Kind, ids []string) (DeleteRe
 	if err != nil {
 		return DeleteResult{}, err
 	}
-	return s.deleteRecords(ctx, s.store, p, kind, dedupe(ids))
+	return s.deleteRecords(ctx, s.store, p, kind, Dedupe(ids))
 }
 
 // deleteRecords deletes in one transaction of st (st may itself be a

@@ -245,7 +245,7 @@ func (s *Service) assign(ctx context.Context, tx Store, account string, patch Re
 	after := map[Role][]string{RolePrimary: slices.Clone(before[RolePrimary]), RoleSecondary: slices.Clone(before[RoleSecondary])}
 	other := map[Role]Role{RolePrimary: RoleSecondary, RoleSecondary: RolePrimary}
 	put := func(role Role, ids []string) {
-		ids = dedupe(ids)
+		ids = Dedupe(ids)
 		after[role] = ids
 		after[other[role]] = slices.DeleteFunc(after[other[role]], func(id string) bool { return slices.Contains(ids, id) })
 	}
@@ -320,11 +320,23 @@ func mergeKeys(a, b map[string]Role) map[string]bool {
 	return keys
 }
 
-// dedupe keeps the first place of each id.
-func dedupe(ids []string) []string {
+// Dedupe returns ids without repeats, each id at its first place, in a
+// new slice (ids is left as it is). Adapters use it where a list the
+// caller gives may repeat an id and its order counts (an assignment list).
+func Dedupe(ids []string) []string {
 	out := make([]string, 0, len(ids))
+	if len(ids) <= 16 { // a few ids: looked for in out, without a set
+		for _, id := range ids {
+			if !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
+	seen := make(map[string]bool, len(ids))
 	for _, id := range ids {
-		if !slices.Contains(out, id) {
+		if !seen[id] {
+			seen[id] = true
 			out = append(out, id)
 		}
 	}

@@ -80,7 +80,7 @@ func (s *Store) GetRecord(ctx context.Context, account string, kind cms.Kind, id
 
 // GetRecords implements cms.Store.
 func (s *Store) GetRecords(ctx context.Context, account string, kind cms.Kind, ids []string) ([]*cms.Entry, error) {
-	ids = dedupe(ids)
+	ids = cms.Dedupe(ids)
 	if len(ids) == 0 {
 		return []*cms.Entry{}, nil
 	}
@@ -393,7 +393,7 @@ func (s *Store) CountAccess(ctx context.Context, account string, kind cms.Kind, 
 
 // ExistingIDs implements cms.Store.
 func (s *Store) ExistingIDs(ctx context.Context, account string, kind cms.Kind, ids []string) ([]string, error) {
-	ids = dedupe(ids)
+	ids = cms.Dedupe(ids)
 	found := make([]string, 0, len(ids))
 	if len(ids) == 0 {
 		return found, nil

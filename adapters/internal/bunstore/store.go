@@ -353,16 +353,3 @@ func fromNullMicros(us *int64) time.Time {
 	}
 	return fromMicros(*us)
 }
-
-// dedupe keeps the first of repeated ids.
-func dedupe(ids []string) []string {
-	seen := make(map[string]bool, len(ids))
-	out := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	return out
-}
