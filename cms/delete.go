@@ -97,7 +97,7 @@ func (s *Service) deleteOne(ctx context.Context, tx Store, account string, kind 
 	if _, err := tx.GetRecord(ctx, account, kind, id); err != nil {
 		return false, err
 	}
-	refs, err := tx.Referrers(ctx, account, kind, id)
+	refs, err := tx.Referrers(ctx, account, ReferenceTargets(kind), id)
 	if err != nil {
 		return false, err
 	}

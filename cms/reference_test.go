@@ -27,3 +27,22 @@ func TestDedupe(t *testing.T) {
 		}
 	}
 }
+
+// TestReferenceTargets: the targets a kind answers to are those whose
+// kinds include it, and every target a field names is one of them.
+func TestReferenceTargets(t *testing.T) {
+	want := map[Kind][]string{KindResource: {"resource"}, KindMap: {"map", RefMapOrLanding},
+		KindLanding: {RefMapOrLanding}, KindProposal: {}}
+	for _, kind := range Kinds() {
+		if got := ReferenceTargets(kind); !slices.Equal(got, want[kind]) {
+			t.Errorf("ReferenceTargets(%s) = %v, want %v", kind, got, want[kind])
+		}
+	}
+	for _, kind := range Kinds() {
+		for _, f := range NewDocumentCodec().kinds[kind].spec.fields {
+			if f.refKind != "" && !slices.Contains(refTargets, f.refKind) {
+				t.Errorf("%s.%s names the target %q", kind, f.name, f.refKind)
+			}
+		}
+	}
+}

@@ -421,15 +421,14 @@ func (s *Store) AliasHolder(ctx context.Context, account string, kind cms.Kind, 
 }
 
 // Referrers implements cms.Store.
-func (s *Store) Referrers(ctx context.Context, account string, kind cms.Kind, id string) ([]cms.Reference, error) {
-	kinds := []string{string(kind)}
-	if kind == cms.KindMap || kind == cms.KindLanding {
-		kinds = append(kinds, "mapOrLanding")
+func (s *Store) Referrers(ctx context.Context, account string, targets []string, id string) ([]cms.Reference, error) {
+	if len(targets) == 0 {
+		return []cms.Reference{}, nil
 	}
 	var rows []refRow
 	err := s.scan(ctx, s.read, &rows, "SELECT account, from_kind, from_id, field, to_kind, to_id, single FROM "+s.indexed("refs", "refs_to")+" "+
 		"WHERE "+refsToKey+" = ? AND to_kind "+s.opts.InList+" ORDER BY from_kind, from_id, field",
-		keyOf(account, id), s.opts.List(kinds))
+		keyOf(account, id), s.opts.List(targets))
 	if err != nil {
 		return nil, s.fail(err)
 	}
