@@ -357,17 +357,11 @@ func mergeKeys(a, b map[string]Role) map[string]bool {
 // Dedupe returns ids without repeats, each id at its first place, in a
 // new slice (ids is left as it is). Adapters use it where a list the
 // caller gives may repeat an id and its order counts (an assignment list).
+// It is small enough to inline, so a short list's memory may stay on the
+// caller's stack.
 func Dedupe(ids []string) []string {
-	out := make([]string, 0, len(ids))
-	if len(ids) <= 16 { // a few ids: looked for in out, without a set
-		for _, id := range ids {
-			if !slices.Contains(out, id) {
-				out = append(out, id)
-			}
-		}
-		return out
-	}
 	seen := make(map[string]bool, len(ids))
+	out := make([]string, 0, len(ids))
 	for _, id := range ids {
 		if !seen[id] {
 			seen[id] = true

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// TestDedupe: each id at its first place, below and above the size where
-// Dedupe switches to a set, and the argument left as it was.
+// TestDedupe: each id at its first place, short lists and long, and the
+// argument left as it was.
 func TestDedupe(t *testing.T) {
 	for _, n := range []int{0, 1, 16, 17, 100} {
 		var ids, want []string
