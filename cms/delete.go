@@ -128,7 +128,7 @@ func (s *Service) deleteOne(ctx context.Context, tx Store, account string, kind 
 		for _, field := range byRecord[key] {
 			removeID(spec, reflect.ValueOf(e.Record).Elem(), strings.Split(field, "."), id)
 		}
-		e.Updated = after(e.Updated, now)
+		e.Updated, e.Document = after(e.Updated, now), "" // Record changed
 		if err := tx.PutRecord(ctx, e); err != nil {
 			return false, err
 		}
