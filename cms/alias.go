@@ -52,12 +52,24 @@ func (s *Service) checkAliases(ctx context.Context, tx upsertStore, p Principal,
 		case err != nil:
 			return nil, err
 		}
-		if holder != patch.RecordID() {
-			problems = append(problems, fieldProblem{p.Langs.WireName("urlAlias", lang),
-				alias + " is already used by " + patch.Kind().Title() + " " + holder})
+		if problem, taken := aliasRule(p.Langs, patch.Kind(), patch.RecordID(), lang, alias, holder); taken {
+			problems = append(problems, problem)
 		}
 	}
 	return problems, nil
+}
+
+// aliasRule is the rule of a urlAlias a record gives (DECISIONS §5): the
+// record id of kind may give alias in lang unless another record of the
+// kind holds it there. holder is the record that holds it ("": none). When
+// it is taken, aliasRule returns the problem that names the holder. Single
+// upserts (checkAliases) and the batch plan judge the rule here; the
+// store's unique index is the last word on a race.
+func aliasRule(langs Languages, kind Kind, id, lang, alias, holder string) (fieldProblem, bool) {
+	if holder == "" || holder == id {
+		return fieldProblem{}, false
+	}
+	return fieldProblem{langs.WireName("urlAlias", lang), alias + " is already used by " + kind.Title() + " " + holder}, true
 }
 
 // makeAliases gives a new record the urlAlias of every configured language

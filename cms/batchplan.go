@@ -131,7 +131,7 @@ func (p *batchPlan) apply(rec Record) (merged, aliases []fieldProblem) {
 }
 
 // mergeTrack merges a Resource's TRACK-rule fields into r and judges them
-// as checkMerged does.
+// with trackRule, as checkMerged does.
 func (p *batchPlan) mergeTrack(r *plannedRecord, res *Resource) []fieldProblem {
 	if res.ResourceType.Set {
 		r.resourceType = res.ResourceType.Value
@@ -139,16 +139,7 @@ func (p *batchPlan) mergeTrack(r *plannedRecord, res *Resource) []fieldProblem {
 	var set uint64
 	valued := p.trackValued(res, &set)
 	r.valued = r.valued&^set | valued
-	if r.resourceType == ResourceTypeTrack {
-		return nil
-	}
-	var problems []fieldProblem
-	for i, b := range p.track {
-		if r.valued&(1<<i) != 0 {
-			problems = append(problems, fieldProblem{b.wire, "allowed only when resourceType is TRACK"})
-		}
-	}
-	return problems
+	return trackRule(r.resourceType, p.track, func(i int) bool { return r.valued&(1<<i) != 0 })
 }
 
 // trackValued returns the TRACK-only bindings of res holding a value; set,
@@ -168,9 +159,9 @@ func (p *batchPlan) trackValued(res *Resource, set *uint64) uint64 {
 	return valued
 }
 
-// claim judges the aliases a record gives as checkAliases does, against
-// the holders the batch has made so far, then makes the record their
-// holder.
+// claim judges the aliases a record gives with aliasRule, as
+// checkAliases does, against the holders the batch has made so far, then
+// makes the record their holder.
 func (p *batchPlan) claim(id string, r *plannedRecord, aliases Langs[string]) []fieldProblem {
 	var problems []fieldProblem
 	for _, lang := range p.langs.All {
@@ -179,9 +170,8 @@ func (p *batchPlan) claim(id string, r *plannedRecord, aliases Langs[string]) []
 			continue
 		}
 		key := aliasKey{lang, alias}
-		if holder := p.holder(key); holder != "" && holder != id {
-			problems = append(problems, fieldProblem{p.langs.WireName("urlAlias", lang),
-				alias + " is already used by " + p.kind.Title() + " " + holder})
+		if problem, taken := aliasRule(p.langs, p.kind, id, lang, alias, p.holder(key)); taken {
+			problems = append(problems, problem)
 		}
 		if r.given == nil {
 			r.given = map[string]string{}

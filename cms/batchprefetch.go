@@ -176,7 +176,7 @@ func (b *bulkTx) askHolders(ctx context.Context, byLang map[string][]string) err
 func (b *bulkTx) learnNumbers(ctx context.Context, lang string, stems []string) error {
 	var plain []string
 	viewed := map[string]int64{}
-	for _, stem := range dedupe(stems) {
+	for _, stem := range Dedupe(stems) {
 		key := aliasKey{lang, stem}
 		held, skip := b.viewNumbers(key)
 		viewed[stem] = held

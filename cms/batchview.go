@@ -165,12 +165,16 @@ func (b *bulkTx) store(ctx context.Context, v *view) error {
 	return appendFresh()
 }
 
-// endChunk marshals the chunk's records while the previous chunk's writes
+// endChunk marshals the chunk's records that hold no document yet (an
+// update holds the one it compared) while the previous chunk's writes
 // run (the writing goroutine then only writes), waits for those writes and
 // forgets their view: the store holds it now. The chunk's records change
 // no more: a later chunk upserts a copy (copyEntry).
 func (b *bulkTx) endChunk() error {
 	for _, e := range b.cur.kept {
+		if e.Document != "" { // upsertIn's, compared for Skip
+			continue
+		}
 		b.buf = b.doc.Append(b.buf[:0], e.Record)
 		e.Document = string(b.buf)
 	}

@@ -39,7 +39,7 @@ func (s *Service) Delete(ctx context.Context, kind Kind, ids []string) (DeleteRe
 	if err != nil {
 		return DeleteResult{}, err
 	}
-	return s.deleteRecords(ctx, s.store, p, kind, dedupe(ids))
+	return s.deleteRecords(ctx, s.store, p, kind, Dedupe(ids))
 }
 
 // deleteRecords deletes in one transaction of st (st may itself be a
@@ -97,7 +97,7 @@ func (s *Service) deleteOne(ctx context.Context, tx Store, account string, kind 
 	if _, err := tx.GetRecord(ctx, account, kind, id); err != nil {
 		return false, err
 	}
-	refs, err := tx.Referrers(ctx, account, kind, id)
+	refs, err := tx.Referrers(ctx, account, ReferenceTargets(kind), id)
 	if err != nil {
 		return false, err
 	}
@@ -128,7 +128,7 @@ func (s *Service) deleteOne(ctx context.Context, tx Store, account string, kind 
 		for _, field := range byRecord[key] {
 			removeID(spec, reflect.ValueOf(e.Record).Elem(), strings.Split(field, "."), id)
 		}
-		e.Updated = after(e.Updated, now)
+		e.Updated, e.Document = after(e.Updated, now), "" // Record changed
 		if err := tx.PutRecord(ctx, e); err != nil {
 			return false, err
 		}

@@ -9,10 +9,43 @@ import (
 	"time"
 )
 
+// RefMapOrLanding is the target of a reference that names a Map or a
+// Landing (a Landing block's resourceIds, tagged cms:"ref=mapOrLanding"),
+// as Reference.ToKind holds it. The other targets are kinds ("resource",
+// "map").
+const RefMapOrLanding = "mapOrLanding"
+
+// refTargets are the targets a cms:"ref=..." tag may name.
+var refTargets = []string{string(KindResource), string(KindMap), RefMapOrLanding}
+
+// referenceTargets holds ReferenceTargets' answers, worked out once from
+// refKinds.
+var referenceTargets = func() map[Kind][]string {
+	m := map[Kind][]string{}
+	for _, kind := range Kinds() {
+		m[kind] = []string{}
+		for _, t := range refTargets {
+			if slices.Contains(refKinds(t), kind) {
+				m[kind] = append(m[kind], t)
+			}
+		}
+	}
+	return m
+}()
+
+// ReferenceTargets returns the targets (Reference.ToKind values) of the
+// references that name a record of kind: "resource" for a Resource;
+// "map" and RefMapOrLanding for a Map; RefMapOrLanding for a Landing;
+// none for a Proposal. The service asks Store.Referrers with them, so a
+// store need not know which kinds a target stands for.
+func ReferenceTargets(kind Kind) []string {
+	return slices.Clone(referenceTargets[kind])
+}
+
 // refUse is one id a body names, with the path of the field that names it.
 type refUse struct {
 	path   string // wire path with indexes: "mapIds[1]", "tourMultiday[0].resourceIds[2]"
-	toKind string // "resource", "map" or "mapOrLanding"
+	toKind string // one of refTargets
 	id     string
 }
 
@@ -138,15 +171,16 @@ func (s *Service) existing(ctx context.Context, tx upsertStore, account string, 
 	return found, nil
 }
 
+// refKinds are the kinds a reference target names.
 func refKinds(toKind string) []Kind {
-	if toKind == "mapOrLanding" {
+	if toKind == RefMapOrLanding {
 		return []Kind{KindMap, KindLanding}
 	}
 	return []Kind{Kind(toKind)}
 }
 
 func refKindText(toKind string) string {
-	if toKind == "mapOrLanding" {
+	if toKind == RefMapOrLanding {
 		return "Map or Landing"
 	}
 	return Kind(toKind).Title()
@@ -245,7 +279,7 @@ func (s *Service) assign(ctx context.Context, tx upsertStore, account string, pa
 	after := map[Role][]string{RolePrimary: slices.Clone(before[RolePrimary]), RoleSecondary: slices.Clone(before[RoleSecondary])}
 	other := map[Role]Role{RolePrimary: RoleSecondary, RoleSecondary: RolePrimary}
 	put := func(role Role, ids []string) {
-		ids = dedupe(ids)
+		ids = Dedupe(ids)
 		after[role] = ids
 		after[other[role]] = slices.DeleteFunc(after[other[role]], func(id string) bool { return slices.Contains(ids, id) })
 	}
@@ -320,11 +354,17 @@ func mergeKeys(a, b map[string]Role) map[string]bool {
 	return keys
 }
 
-// dedupe keeps the first place of each id.
-func dedupe(ids []string) []string {
+// Dedupe returns ids without repeats, each id at its first place, in a
+// new slice (ids is left as it is). Adapters use it where a list the
+// caller gives may repeat an id and its order counts (an assignment list).
+// It is small enough to inline, so a short list's memory may stay on the
+// caller's stack.
+func Dedupe(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
 	out := make([]string, 0, len(ids))
 	for _, id := range ids {
-		if !slices.Contains(out, id) {
+		if !seen[id] {
+			seen[id] = true
 			out = append(out, id)
 		}
 	}

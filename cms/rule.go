@@ -117,9 +117,54 @@ var noNULPattern = regexp.MustCompile(`^[^\x00]*$`)
 // none.
 var singleRefPattern = regexp.MustCompile(`^(` + idPattern + `)?$`)
 
+// The read options of the HTTP API (DECISIONS §3, docs/api.md): path
+// keywords after a kind or an id list, each followed by its value but
+// OptExcludeFiles. They are never record ids (IsReservedID); transport
+// reads paths with these names.
+const (
+	// OptPublished filters by the published flag: /published/{1|0|*}.
+	OptPublished = "published"
+	// OptFields keeps only the wire names listed: /fields/a,b.
+	OptFields = "fields"
+	// OptIgnoreFields leaves out the wire names listed: /ignoreFields/a,b.
+	OptIgnoreFields = "ignoreFields"
+	// OptExcludeFiles leaves out every file field: /excludeFiles, no value.
+	OptExcludeFiles = "excludeFiles"
+	// OptMapID keeps the Resources assigned to a Map: /mapId/{id}.
+	OptMapID = "mapId"
+	// OptLimit stops after that many records: /limit/{1..1000}.
+	OptLimit = "limit"
+	// OptAfter keeps ids greater than it: /after/{id}.
+	OptAfter = "after"
+	// OptBBox keeps records located inside a box:
+	// /bbox/{minLon},{minLat},{maxLon},{maxLat}.
+	OptBBox = "bbox"
+	// OptUpdatedSince keeps records updated at or after a wall time:
+	// /updatedSince/{YYYY-MM-DDTHH:MM:SS}.
+	OptUpdatedSince = "updatedSince"
+)
+
+// The path keywords of the HTTP API's other routes (DECISIONS §3): like
+// the read options, they are never record ids (IsReservedID).
+const (
+	// KeywordClone names the clone route: <kind>/clone[/{id}][/map/{mapId}].
+	KeywordClone = "clone"
+	// KeywordMap names the Map of a clone: .../map/{mapId}.
+	KeywordMap = "map"
+	// KeywordBatch names the batch routes: <kind>/batch[/{id}].
+	KeywordBatch = "batch"
+	// KeywordFull asks a schema with every record: <kind>/schema.json/full.
+	KeywordFull = "full"
+	// KeywordSchema names the JSON Schema of one record: <kind>/schema.json.
+	KeywordSchema = "schema.json"
+	// KeywordSchemaMultiple names the JSON Schema of a list of records:
+	// <kind>/schema.multiple.json.
+	KeywordSchemaMultiple = "schema.multiple.json"
+)
+
 // reservedIDs are the path keywords; they can never be record ids.
-var reservedIDs = []string{"published", "fields", "ignoreFields", "excludeFiles", "mapId", "limit",
-	"after", "clone", "batch", "full", "map", "bbox", "updatedSince", "schema.json", "schema.multiple.json"}
+var reservedIDs = []string{OptPublished, OptFields, OptIgnoreFields, OptExcludeFiles, OptMapID, OptLimit,
+	OptAfter, KeywordClone, KeywordBatch, KeywordFull, KeywordMap, OptBBox, OptUpdatedSince, KeywordSchema, KeywordSchemaMultiple}
 
 // IsReservedID reports whether s is a path keyword and so never an id.
 func IsReservedID(s string) bool {

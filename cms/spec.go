@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -149,6 +150,9 @@ func fieldSpecOf(sf reflect.StructField) (*fieldSpec, error) {
 		case "assign":
 			f.assign = true
 		case "ref":
+			if !slices.Contains(refTargets, val) {
+				return nil, fmt.Errorf("unknown reference target in cms tag %q", opt)
+			}
 			f.refKind = val
 			f.rule = rules["ref"]
 		default:

@@ -202,10 +202,13 @@ type RecordStore interface {
 	// Outside a transaction, or where write transactions run one at a time
 	// (SQLite), it does nothing.
 	LockAlias(ctx context.Context, account string, kind Kind, lang, base string) error
-	// Referrers lists every reference to the record (kind, id) made by
-	// other records' documents, in (kind, id, field) order. Assignments
-	// are not references: read them with AssignmentStore.
-	Referrers(ctx context.Context, account string, kind Kind, id string) ([]Reference, error)
+	// Referrers lists every reference to id made by other records'
+	// documents whose target (Reference.ToKind) is one of targets, in
+	// (kind, id, field) order. The references to a record of kind K are
+	// those of ReferenceTargets(K): the caller says which targets a kind
+	// answers to. Assignments are not references: read them with
+	// AssignmentStore.
+	Referrers(ctx context.Context, account string, targets []string, id string) ([]Reference, error)
 }
 
 // AliasNumberParams selects the aliases AliasNumbers reads.
@@ -272,8 +275,8 @@ type Reference struct {
 	// language suffixes: "poiResourceIds", "tourMultiday.resourceIds",
 	// "mapId".
 	Field string
-	// ToKind is the kind named: "resource", "map", or "mapOrLanding" for a
-	// Landing block's resourceIds.
+	// ToKind is the target named: a kind ("resource", "map"), or
+	// RefMapOrLanding for a Landing block's resourceIds.
 	ToKind string
 	ToID   string
 	// Single is true for a single reference (Landing.mapId,

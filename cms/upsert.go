@@ -139,10 +139,16 @@ func (s *Service) upsertIn(ctx context.Context, tx upsertStore, p Principal, cod
 	assigned := map[Role][]string{}
 	var held Langs[string]
 	var indexed RecordIndex
+	var stored string // entry.Document before the merge changes Record
 	if entry != nil {
 		merged = entry.Record
 		indexed = s.doc.Index(merged) // before the merge changes it
-		before = s.doc.Marshal(merged)
+		// A record a batch wrote holds its document: not marshalled again.
+		if stored, entry.Document = entry.Document, ""; stored != "" {
+			before = []byte(stored)
+		} else {
+			before = s.doc.Marshal(merged)
+		}
 		assigned = assignedLists(merged)
 		held = maps.Clone(*aliasesOf(merged))
 	} else {
@@ -180,6 +186,7 @@ func (s *Service) upsertIn(ctx context.Context, tx upsertStore, p Principal, cod
 	if entry != nil && !reassigned {
 		if doc = s.doc.Marshal(merged); bytes.Equal(before, doc) {
 			res.Outcome = Skipped
+			entry.Document = stored // still Record's document
 			return res, nil
 		}
 	}

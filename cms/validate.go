@@ -271,20 +271,39 @@ func bothRoles(add func(path, text string), other string, primary, primaryAdd Nu
 	check(secondaryAddName, secondaryAdd.Value)
 }
 
-// trackOnly checks the rule judged on the whole (merged) record: on a
-// Resource whose resourceType is not TRACK, the TRACK-only fields hold no
-// value (null is fine, so a read record can be posted back).
+// trackOnly checks the TRACK rule (trackRule) on a whole record.
 func (w walker) trackOnly(rec Record) {
 	r, ok := rec.(*Resource)
-	if !ok || r.ResourceType.Value == ResourceTypeTrack {
+	if !ok {
 		return
 	}
 	oc, v := w.codec.kind(rec)
-	for _, b := range oc.out {
-		if b.field.trackOnly && holdsValue(v.Field(b.field.index), b.lang) {
-			w.add(b.wire, "allowed only when resourceType is TRACK")
+	for _, p := range trackRule(r.ResourceType.Value, oc.out, func(i int) bool {
+		return holdsValue(v.Field(oc.out[i].field.index), oc.out[i].lang)
+	}) {
+		w.add(p.path, p.text)
+	}
+}
+
+// trackRule is the rule judged on a whole Resource (stored, merged, or as
+// a batch will have merged it): unless its resourceType is TRACK, the
+// TRACK-only fields hold no value (null is fine, so a read record can be
+// posted back). bindings are bindings of a Resource in answer order;
+// valued(i) tells whether bindings[i] holds a value, and is asked only of
+// TRACK-only bindings when the rule applies. It returns a problem for each
+// that does, in order. Validate, single upserts (checkMerged) and the
+// batch plan judge the rule here.
+func trackRule(resourceType string, bindings []binding, valued func(i int) bool) []fieldProblem {
+	if resourceType == ResourceTypeTrack {
+		return nil
+	}
+	var problems []fieldProblem
+	for i, b := range bindings {
+		if b.field.trackOnly && valued(i) {
+			problems = append(problems, fieldProblem{b.wire, "allowed only when resourceType is TRACK"})
 		}
 	}
+	return problems
 }
 
 // holdsValue reports whether a nullable field (in language lang) is set to

@@ -88,28 +88,11 @@ func wrong(why string) error {
 	return &cms.Error{Code: cms.CodeMalformed, Message: "Wrong request", Err: errors.New(why)}
 }
 
-// The path keywords (DECISIONS §3). They match only as written: a
-// percent-encoded keyword is not one (it reads as a reserved id, or an
-// unknown option), so every reader of the raw path (pathAction, which
-// picks the permission) sees the same route as this parser.
-const (
-	kwClone          = "clone"
-	kwMap            = "map"
-	kwBatch          = "batch"
-	kwFull           = "full"
-	kwSchema         = "schema.json"
-	kwSchemaMultiple = "schema.multiple.json"
-
-	optPublished    = "published"
-	optFields       = "fields"
-	optIgnoreFields = "ignoreFields"
-	optExcludeFiles = "excludeFiles"
-	optMapID        = "mapId"
-	optLimit        = "limit"
-	optAfter        = "after"
-	optBBox         = "bbox"
-	optUpdatedSince = "updatedSince"
-)
+// The path keywords (DECISIONS §3) are cms's (cms.OptPublished, ...,
+// cms.KeywordClone, ...). They match only as written: a percent-encoded
+// keyword is not one (it reads as a reserved id, or an unknown option), so
+// every reader of the raw path (pathAction, which picks the permission)
+// sees the same route as this parser.
 
 // parsePath reads the path after "/api/bw/v2/" (r.URL.EscapedPath() with
 // that prefix cut, still percent-encoded) for method.
@@ -198,13 +181,13 @@ func routeOf(rp *recordPath, rest []string) []string {
 		return methodsKind // read of every record, or upsert
 	}
 	switch rest[0] {
-	case kwClone:
+	case cms.KeywordClone:
 		rp.Endpoint = endpointClone
 		return methodsClone
-	case kwSchema, kwSchemaMultiple:
+	case cms.KeywordSchema, cms.KeywordSchemaMultiple:
 		rp.Endpoint = endpointSchema
 		return methodsSchema
-	case kwBatch:
+	case cms.KeywordBatch:
 		if len(rest) == 1 {
 			rp.Endpoint = endpointBatch
 			return methodsBatch
@@ -222,10 +205,10 @@ func isKeyword(seg string) bool { return cms.IsReservedID(seg) }
 
 // parseSchema reads schema.json or schema.multiple.json and /full.
 func parseSchema(rp *recordPath, rest []string) error {
-	rp.Multiple = rest[0] == kwSchemaMultiple
+	rp.Multiple = rest[0] == cms.KeywordSchemaMultiple
 	switch {
 	case len(rest) == 1:
-	case len(rest) == 2 && rest[1] == kwFull:
+	case len(rest) == 2 && rest[1] == cms.KeywordFull:
 		rp.Full = true
 	default:
 		return wrong("schema takes only /full")
@@ -236,7 +219,7 @@ func parseSchema(rp *recordPath, rest []string) error {
 // parseClone reads [/{id}][/map/{mapId}] after clone.
 func parseClone(rp *recordPath, rest []string) error {
 	rp.IDs = []string{"Base"} // the record a clone copies when the path names none
-	if len(rest) > 0 && rest[0] != kwMap {
+	if len(rest) > 0 && rest[0] != cms.KeywordMap {
 		id, err := parseID(rest[0])
 		if err != nil {
 			return err
@@ -247,7 +230,7 @@ func parseClone(rp *recordPath, rest []string) error {
 	if len(rest) == 0 {
 		return nil
 	}
-	if rest[0] != kwMap || len(rest) != 2 {
+	if rest[0] != cms.KeywordMap || len(rest) != 2 {
 		return wrong("clone takes only /{id} and /map/{id}")
 	}
 	if rp.Kind != cms.KindResource {
@@ -270,7 +253,7 @@ func parseReadOptions(rp *recordPath, rest []string, loc *time.Location) error {
 			return wrong("option " + key + " given twice")
 		}
 		seen = append(seen, key)
-		if key == optExcludeFiles {
+		if key == cms.OptExcludeFiles {
 			rp.ExcludeFiles = true
 			rest = rest[1:]
 			continue
@@ -285,27 +268,27 @@ func parseReadOptions(rp *recordPath, rest []string, loc *time.Location) error {
 		rest = rest[2:]
 		var err error
 		switch key {
-		case optPublished:
+		case cms.OptPublished:
 			rp.Published, err = parsePublished(raw)
-		case optFields:
+		case cms.OptFields:
 			rp.Fields, err = parseNames(raw)
-		case optIgnoreFields:
+		case cms.OptIgnoreFields:
 			rp.IgnoreFields, err = parseNames(raw)
-		case optMapID:
+		case cms.OptMapID:
 			if rp.Kind != cms.KindResource {
 				return wrong("mapId applies to Resources only")
 			}
 			rp.MapID, err = parseID(raw)
-		case optLimit:
+		case cms.OptLimit:
 			rp.Limit, err = parseLimit(raw)
-		case optAfter:
+		case cms.OptAfter:
 			rp.After, err = parseID(raw)
-		case optBBox:
+		case cms.OptBBox:
 			if rp.Kind != cms.KindResource && rp.Kind != cms.KindMap {
 				return wrong("bbox applies to Resources and Maps only")
 			}
 			rp.BBox, err = parseBBox(raw)
-		case optUpdatedSince:
+		case cms.OptUpdatedSince:
 			rp.UpdatedSince, err = parseSince(raw, loc)
 		}
 		if err != nil {
@@ -317,7 +300,7 @@ func parseReadOptions(rp *recordPath, rest []string, loc *time.Location) error {
 
 func isReadOption(key string) bool {
 	switch key {
-	case optPublished, optFields, optIgnoreFields, optMapID, optLimit, optAfter, optBBox, optUpdatedSince:
+	case cms.OptPublished, cms.OptFields, cms.OptIgnoreFields, cms.OptMapID, cms.OptLimit, cms.OptAfter, cms.OptBBox, cms.OptUpdatedSince:
 		return true
 	}
 	return false

@@ -203,7 +203,7 @@ func pathAction(method, rest string) (cms.Kind, cms.Action) {
 	kindSeg, after, _ := strings.Cut(rest, "/")
 	second, _, _ := strings.Cut(after, "/")
 	switch {
-	case second == "clone" || method == http.MethodPost:
+	case second == cms.KeywordClone || method == http.MethodPost:
 		return cms.Kind(kindSeg), cms.ActionWrite
 	case method == http.MethodDelete:
 		return cms.Kind(kindSeg), cms.ActionDelete

@@ -92,7 +92,7 @@ func TestMigrations(t *testing.T) {
 	if holder, err := s.AliasHolder(ctx, "a", cms.KindResource, "en", "/kept"); err != nil || holder != "r-1" {
 		t.Fatalf("alias after upgrade: %q, %v", holder, err)
 	}
-	if refs, err := s.Referrers(ctx, "a", cms.KindResource, "r-2"); err != nil || len(refs) != 1 || refs[0].FromID != "r-1" {
+	if refs, err := s.Referrers(ctx, "a", cms.ReferenceTargets(cms.KindResource), "r-2"); err != nil || len(refs) != 1 || refs[0].FromID != "r-1" {
 		t.Fatalf("references after upgrade: %+v, %v", refs, err)
 	}
 	// Migration 11 split the stored aliases into base and number.

@@ -100,7 +100,7 @@ func testAliases(t *testing.T, open func(t *testing.T) cms.Store) {
 		wantHolder(t, s, "a", cms.KindResource, "en", "/other", "")
 		wantHolder(t, s, "a", cms.KindResource, "de", "/r2", "")
 		wantHolder(t, s, "a", cms.KindResource, "it", "/lago", "r-1")
-		if refs, err := s.Referrers(ctx, "a", cms.KindResource, "r-1"); err != nil || len(refs) != 0 {
+		if refs, err := s.Referrers(ctx, "a", cms.ReferenceTargets(cms.KindResource), "r-1"); err != nil || len(refs) != 0 {
 			t.Errorf("references of the refused record: %+v, %v", refs, err)
 		}
 
@@ -117,7 +117,7 @@ func testAliases(t *testing.T, open func(t *testing.T) cms.Store) {
 		}
 		wantHolder(t, s, "a", cms.KindResource, "en", "/r3", "r-3")
 		wantHolder(t, s, "a", cms.KindResource, "en", "/r3-new", "")
-		if refs, err := s.Referrers(ctx, "a", cms.KindResource, "r-1"); err != nil || len(refs) != 0 {
+		if refs, err := s.Referrers(ctx, "a", cms.ReferenceTargets(cms.KindResource), "r-1"); err != nil || len(refs) != 0 {
 			t.Errorf("references of the refused replacement: %+v, %v", refs, err)
 		}
 
@@ -220,7 +220,7 @@ func testAliases(t *testing.T, open func(t *testing.T) cms.Store) {
 		wantHolder(t, s, "a", cms.KindResource, "it", "/lago", "r-3")
 		must(t, s.PutRecord(ctx, newEntry(record(cms.KindMap, "m-1", cms.Langs[string]{"en": "/lake"}))))
 		wantHolder(t, s, "a", cms.KindMap, "en", "/lake", "m-1")
-		refs, err := s.Referrers(ctx, "a", cms.KindResource, "r-1")
+		refs, err := s.Referrers(ctx, "a", cms.ReferenceTargets(cms.KindResource), "r-1")
 		if err != nil || len(refs) != 1 || refs[0].FromID != "r-2" {
 			t.Fatalf("Referrers of r-1: %+v, %v", refs, err)
 		}
@@ -228,7 +228,7 @@ func testAliases(t *testing.T, open func(t *testing.T) cms.Store) {
 		put(t, s, "a", record(cms.KindResource, "r-2", cms.Langs[string]{"en": "/lake-two"}))
 		wantHolder(t, s, "a", cms.KindResource, "en", "/lake-2", "")
 		wantHolder(t, s, "a", cms.KindResource, "en", "/lake-two", "r-2")
-		if refs, err := s.Referrers(ctx, "a", cms.KindResource, "r-1"); err != nil || len(refs) != 0 {
+		if refs, err := s.Referrers(ctx, "a", cms.ReferenceTargets(cms.KindResource), "r-1"); err != nil || len(refs) != 0 {
 			t.Fatalf("Referrers of r-1 after r-2 dropped it: %+v, %v", refs, err)
 		}
 	})
@@ -256,7 +256,7 @@ func testAliases(t *testing.T, open func(t *testing.T) cms.Store) {
 		}
 		wantRefs := func(to string, from ...string) {
 			t.Helper()
-			refs, err := s.Referrers(ctx, "a", cms.KindResource, to)
+			refs, err := s.Referrers(ctx, "a", cms.ReferenceTargets(cms.KindResource), to)
 			var got []string
 			for _, r := range refs {
 				got = append(got, r.FromID)

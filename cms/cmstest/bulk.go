@@ -56,7 +56,7 @@ func testBulk(t *testing.T, open func(t *testing.T) cms.Store) {
 			wantBulk(t, get(t, s, "a", cms.KindResource, id), entries[i].Updated, fmt.Sprintf("a%03d", i), "r-000")
 			wantHolder(t, s, "a", cms.KindResource, "it", fmt.Sprintf("/it/a%03d", i), id)
 		}
-		if got, err := s.Referrers(ctx, "a", cms.KindResource, "r-000"); err != nil || len(got) != n {
+		if got, err := s.Referrers(ctx, "a", cms.ReferenceTargets(cms.KindResource), "r-000"); err != nil || len(got) != n {
 			t.Errorf("Referrers(r-000): %d references, %v; want %d", len(got), err, n)
 		}
 
@@ -70,7 +70,7 @@ func testBulk(t *testing.T, open func(t *testing.T) cms.Store) {
 		wantHolder(t, s, "a", cms.KindResource, "en", "/b000", "r-000")
 		wantReferrers(t, s, "a", cms.KindResource, "r-001", []cms.Reference{
 			{FromKind: cms.KindResource, FromID: "r-000", Field: "poiResourceIds", ToKind: "resource", ToID: "r-001"}})
-		if got, err := s.Referrers(ctx, "a", cms.KindResource, "r-000"); err != nil || len(got) != n-2 {
+		if got, err := s.Referrers(ctx, "a", cms.ReferenceTargets(cms.KindResource), "r-000"); err != nil || len(got) != n-2 {
 			t.Errorf("Referrers(r-000) after replacing: %d references, %v; want %d", len(got), err, n-2)
 		}
 	})

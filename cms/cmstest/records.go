@@ -183,10 +183,10 @@ func testRecords(t *testing.T, open func(t *testing.T) cms.Store) {
 		}
 		_, err := s.AliasHolder(ctx, "acc-c", cms.KindResource, "en", "/shared")
 		wantCode(t, err, cms.CodeNotFound, "AliasHolder in an account without records")
-		if refs, err := s.Referrers(ctx, "acc-a", cms.KindResource, "r-2"); err != nil || len(refs) != 0 {
+		if refs, err := s.Referrers(ctx, "acc-a", cms.ReferenceTargets(cms.KindResource), "r-2"); err != nil || len(refs) != 0 {
 			t.Errorf("Referrers(acc-a, r-2): %+v, %v; the reference is acc-b's", refs, err)
 		}
-		if refs, err := s.Referrers(ctx, "acc-a", cms.KindMap, "m-1"); err != nil || len(refs) != 1 || refs[0].FromID != "l-1" {
+		if refs, err := s.Referrers(ctx, "acc-a", cms.ReferenceTargets(cms.KindMap), "m-1"); err != nil || len(refs) != 1 || refs[0].FromID != "l-1" {
 			t.Errorf("Referrers(acc-a, m-1): %+v, %v; want acc-a's l-1 only", refs, err)
 		}
 		if got, err := s.MapResources(ctx, "acc-a", "m-1", cms.RolePrimary); err != nil || !slices.Equal(got, []string{"r-1"}) {
@@ -233,7 +233,7 @@ func testRecords(t *testing.T, open func(t *testing.T) cms.Store) {
 		if holder, err := s.AliasHolder(ctx, "acc-b", cms.KindResource, "en", "/shared"); err != nil || holder != "r-2" {
 			t.Errorf("AliasHolder(acc-b) after acc-a's delete: %q, %v", holder, err)
 		}
-		if refs, err := s.Referrers(ctx, "acc-b", cms.KindResource, "r-2"); err != nil || len(refs) != 1 {
+		if refs, err := s.Referrers(ctx, "acc-b", cms.ReferenceTargets(cms.KindResource), "r-2"); err != nil || len(refs) != 1 {
 			t.Errorf("Referrers(acc-b, r-2) after acc-a's delete: %+v, %v", refs, err)
 		}
 		if got, err := s.MapResources(ctx, "acc-b", "m-1", cms.RolePrimary); err != nil || !slices.Equal(got, []string{"r-2"}) {

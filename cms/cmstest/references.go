@@ -9,13 +9,13 @@ import (
 	"github.com/bwcms/cms/cms"
 )
 
-// wantReferrers checks Referrers(account, kind, id): the references of
-// want, in (kind, id, field) order. The order of the kinds is not fixed
-// by the interface: each kind's references come together, ordered by id
-// and field.
+// wantReferrers checks Referrers(account, ReferenceTargets(kind), id):
+// the references of want, in (kind, id, field) order. The order of the
+// kinds is not fixed by the interface: each kind's references come
+// together, ordered by id and field.
 func wantReferrers(tb testing.TB, s cms.Store, account string, kind cms.Kind, id string, want []cms.Reference) {
 	tb.Helper()
-	got, err := s.Referrers(tb.Context(), account, kind, id)
+	got, err := s.Referrers(tb.Context(), account, cms.ReferenceTargets(kind), id)
 	if err != nil {
 		tb.Errorf("Referrers(%s, %s, %s): %v", account, kind, id, err)
 		return
@@ -89,12 +89,12 @@ func testReferences(t *testing.T, open func(t *testing.T) cms.Store) {
 		ref(P, "p-1", "hotels.resourceIds", "resource", "r-2", false),
 	})
 	wantReferrers(t, s, "a", M, "m-1", []cms.Reference{
-		ref(L, "l-1", "landingBlocks.resourceIds", "mapOrLanding", "m-1", false),
+		ref(L, "l-1", "landingBlocks.resourceIds", cms.RefMapOrLanding, "m-1", false),
 		ref(L, "l-1", "mapId", "map", "m-1", true),
 		ref(P, "p-1", "mapId", "map", "m-1", true),
 	})
 	wantReferrers(t, s, "a", L, "l-2", []cms.Reference{
-		ref(L, "l-1", "landingBlocks.resourceIds", "mapOrLanding", "l-2", false),
+		ref(L, "l-1", "landingBlocks.resourceIds", cms.RefMapOrLanding, "l-2", false),
 	})
 	wantReferrers(t, s, "a", R, "r-3", nil) // assignment and write-only lists only
 	wantReferrers(t, s, "a", M, "m-2", nil) // r-0's assignment lists only
@@ -103,6 +103,20 @@ func testReferences(t *testing.T, open func(t *testing.T) cms.Store) {
 	wantReferrers(t, s, "a", M, "", nil)
 	wantReferrers(t, s, "b", M, "m-1", []cms.Reference{ref(L, "l-1", "mapId", "map", "m-1", true)})
 	wantReferrers(t, s, "b", R, "r-1", nil)
+	// A store answers the targets asked, not the kinds it takes them for.
+	for _, c := range []struct {
+		targets []string
+		want    []cms.Reference
+	}{
+		{[]string{cms.RefMapOrLanding}, []cms.Reference{ref(L, "l-1", "landingBlocks.resourceIds", cms.RefMapOrLanding, "m-1", false)}},
+		{[]string{string(M)}, []cms.Reference{ref(L, "l-1", "mapId", "map", "m-1", true), ref(P, "p-1", "mapId", "map", "m-1", true)}},
+		{nil, []cms.Reference{}},
+	} {
+		got, err := s.Referrers(t.Context(), "a", c.targets, "m-1")
+		if err != nil || !reflect.DeepEqual(sortedRefs(got), sortedRefs(c.want)) {
+			t.Errorf("Referrers(a, %v, m-1): %+v, %v; want %+v", c.targets, got, err, c.want)
+		}
+	}
 
 	// Replacing the referring record replaces its references.
 	m1.TrackResourceID = cms.Nil[string]()

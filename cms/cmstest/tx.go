@@ -112,7 +112,7 @@ func txWrites(tb testing.TB, tx cms.Store) error {
 	}
 	wantHolder(tb, tx, "a", cms.KindResource, "en", "/keep-2", "keep")
 	wantHolder(tb, tx, "a", cms.KindResource, "en", "/resource/keep", "")
-	if refs, err := tx.Referrers(ctx, "a", cms.KindResource, "r-x"); err != nil || len(refs) != 1 || refs[0].FromID != "new" {
+	if refs, err := tx.Referrers(ctx, "a", cms.ReferenceTargets(cms.KindResource), "r-x"); err != nil || len(refs) != 1 || refs[0].FromID != "new" {
 		tb.Errorf("Referrers in the transaction: %+v, %v", refs, err)
 	}
 	if got, err := tx.ResourceMaps(ctx, "a", "keep", primary); err != nil || !slices.Equal(got, []string{"m-2"}) {
@@ -156,7 +156,7 @@ func snapshot(tb testing.TB, s cms.Store) []string {
 		kind cms.Kind
 		id   string
 	}{{cms.KindResource, "r-x"}, {cms.KindMap, "m-1"}} {
-		refs, err := s.Referrers(ctx, "a", k.kind, k.id)
+		refs, err := s.Referrers(ctx, "a", cms.ReferenceTargets(k.kind), k.id)
 		must(tb, err)
 		add("referrers of %s: %+v", k.id, refs)
 	}

@@ -38,7 +38,7 @@ func (s *Store) SetResourceMaps(ctx context.Context, account, resourceID string,
 // setSide makes owner's list of role exactly others, in order. A fact that
 // stays keeps its place on the other side; a new one goes to the end there.
 func (s *Store) setSide(ctx context.Context, account string, sd side, owner string, role cms.Role, others []string) error {
-	others = dedupe(others)
+	others = cms.Dedupe(others)
 	return s.tx(ctx, func(s *Store) error {
 		del := "DELETE FROM " + s.assignmentsBy(sd.owner) + " WHERE " + sd.ownerKey + " = ? AND role = ?"
 		args := []any{keyOf(account, owner), string(role)}
@@ -135,7 +135,7 @@ func (s *Store) AppendAssignments(ctx context.Context, account string, owners cm
 		}
 		rows := make([]any, 0, 6*len(others))
 		for _, l := range lists {
-			for pos, other := range dedupe(l.IDs) {
+			for pos, other := range cms.Dedupe(l.IDs) {
 				key := [2]string{other, string(l.Role)}
 				rows = append(rows, account, l.Owner, other, string(l.Role), pos, next[key])
 				next[key]++

@@ -174,7 +174,7 @@ func (s *Store) insertRows(ctx context.Context, head string, cols int, args []an
 // AliasHolders implements cms.Store.
 func (s *Store) AliasHolders(ctx context.Context, account string, kind cms.Kind, lang string, aliases []string) (map[string]string, error) {
 	held := map[string]string{}
-	for chunk := range slices.Chunk(dedupe(aliases), 500) {
+	for chunk := range slices.Chunk(cms.Dedupe(aliases), 500) {
 		var rows []aliasRow
 		query, args := s.selectByKeys("aliases.lang, aliases.alias, aliases.record_id", "aliases",
 			"account = ? AND kind = ? AND lang = ?", []any{account, string(kind), lang}, "alias", chunk)
@@ -193,7 +193,7 @@ func (s *Store) AliasHolders(ctx context.Context, account string, kind cms.Kind,
 // alias index's (account, kind, lang, base) prefix, read backwards.
 func (s *Store) AliasNumbers(ctx context.Context, p cms.AliasNumberParams) (map[string]int64, error) {
 	top := map[string]int64{}
-	for chunk := range slices.Chunk(dedupe(p.Bases), 500) {
+	for chunk := range slices.Chunk(cms.Dedupe(p.Bases), 500) {
 		query, args := s.AliasNumberQuery(p, chunk)
 		var rows []struct {
 			Base string `bun:"base"`

@@ -80,7 +80,7 @@ func (s *Store) GetRecord(ctx context.Context, account string, kind cms.Kind, id
 
 // GetRecords implements cms.Store.
 func (s *Store) GetRecords(ctx context.Context, account string, kind cms.Kind, ids []string) ([]*cms.Entry, error) {
-	ids = dedupe(ids)
+	ids = cms.Dedupe(ids)
 	if len(ids) == 0 {
 		return []*cms.Entry{}, nil
 	}
@@ -393,7 +393,7 @@ func (s *Store) CountAccess(ctx context.Context, account string, kind cms.Kind, 
 
 // ExistingIDs implements cms.Store.
 func (s *Store) ExistingIDs(ctx context.Context, account string, kind cms.Kind, ids []string) ([]string, error) {
-	ids = dedupe(ids)
+	ids = cms.Dedupe(ids)
 	found := make([]string, 0, len(ids))
 	if len(ids) == 0 {
 		return found, nil
@@ -421,15 +421,14 @@ func (s *Store) AliasHolder(ctx context.Context, account string, kind cms.Kind, 
 }
 
 // Referrers implements cms.Store.
-func (s *Store) Referrers(ctx context.Context, account string, kind cms.Kind, id string) ([]cms.Reference, error) {
-	kinds := []string{string(kind)}
-	if kind == cms.KindMap || kind == cms.KindLanding {
-		kinds = append(kinds, "mapOrLanding")
+func (s *Store) Referrers(ctx context.Context, account string, targets []string, id string) ([]cms.Reference, error) {
+	if len(targets) == 0 {
+		return []cms.Reference{}, nil
 	}
 	var rows []refRow
 	err := s.scan(ctx, s.read, &rows, "SELECT account, from_kind, from_id, field, to_kind, to_id, single FROM "+s.indexed("refs", "refs_to")+" "+
 		"WHERE "+refsToKey+" = ? AND to_kind "+s.opts.InList+" ORDER BY from_kind, from_id, field",
-		keyOf(account, id), s.opts.List(kinds))
+		keyOf(account, id), s.opts.List(targets))
 	if err != nil {
 		return nil, s.fail(err)
 	}

@@ -359,19 +359,6 @@ func fromNullMicros(us *int64) time.Time {
 	return fromMicros(*us)
 }
 
-// dedupe keeps the first of repeated ids.
-func dedupe(ids []string) []string {
-	seen := make(map[string]bool, len(ids))
-	out := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
 // Ready implements cms.Store: the database answers on both pools and
 // holds exactly the migrations this build applies (a newer build may have
 // migrated it further, and this one no longer knows its schema).

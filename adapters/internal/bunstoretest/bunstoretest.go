@@ -379,7 +379,7 @@ func UpdateWritesOnlyWhatChanged(t *testing.T, s cms.Store, log *StatementLog) {
 	if holder, err := s.AliasHolder(t.Context(), "acc", cms.KindResource, "en", "/north-shore"); err != nil || holder != "r-1" {
 		t.Errorf("the new alias is held by %q, %v", holder, err)
 	}
-	refs, err := s.Referrers(t.Context(), "acc", cms.KindResource, "r-0")
+	refs, err := s.Referrers(t.Context(), "acc", cms.ReferenceTargets(cms.KindResource), "r-0")
 	if err != nil || len(refs) != 1 || refs[0].FromID != "r-1" {
 		t.Errorf("Referrers of r-0: %+v, %v", refs, err)
 	}
