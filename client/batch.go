@@ -55,6 +55,9 @@ func (c *Client) SubmitBatch(ctx context.Context, kind cms.Kind, recs []cms.Reco
 		if rec.Kind() != kind {
 			return Batch{}, fmt.Errorf("client: a batch of %s holds a %s (record %d)", kind, rec.Kind(), i)
 		}
+		if err := checkLangs(rec, codec.Languages()); err != nil {
+			return Batch{}, err
+		}
 		if i > 0 {
 			body = append(body, ',')
 		}

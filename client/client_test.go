@@ -629,11 +629,20 @@ func TestLanguagesFollowToken(t *testing.T) {
 	c := e.client("admin")
 	_, err := e.svc.AddLanguage(ctx, "acme", "de")
 	must(t, err)
+	// The token still names en and it: a German variant would not be
+	// sent, so it is refused before anything is.
+	seeweg := &cms.Resource{ID: "lake-walk", Published: cms.Some(true), Title: cms.Langs[string]{"en": "Lake walk", "de": "Seeweg"}}
+	if _, err := c.Upsert(ctx, seeweg); err == nil || !strings.Contains(err.Error(), `title in "de": not a language of the session (en,it)`) {
+		t.Fatalf("German before the refresh: %v", err)
+	}
+	if _, err := c.SubmitBatch(ctx, cms.KindResource, []cms.Record{seeweg}); err == nil {
+		t.Fatal("German in a batch before the refresh was sent")
+	}
 	must(t, c.Refresh(ctx))
 	if claims, _ := c.Claims(); !slices.Equal(claims.Langs, []string{"en", "it", "de"}) {
 		t.Fatalf("langs %v", claims.Langs)
 	}
-	_, err = c.Upsert(ctx, &cms.Resource{ID: "lake-walk", Published: cms.Some(true), Title: cms.Langs[string]{"en": "Lake walk", "de": "Seeweg"}})
+	_, err = c.Upsert(ctx, seeweg)
 	must(t, err)
 	r, _, err := client.Get[*cms.Resource](ctx, c, "lake-walk", client.Fields("title_de"))
 	must(t, err)

@@ -9,7 +9,9 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/bwcms/cms/cms"
@@ -32,6 +34,9 @@ func (c *Client) Upsert(ctx context.Context, rec cms.Record, opts ...WriteOption
 	}
 	codec, err := c.codec()
 	if err != nil {
+		return cms.Skipped, err
+	}
+	if err := checkLangs(rec, codec.Languages()); err != nil {
 		return cms.Skipped, err
 	}
 	req := &request{method: http.MethodPost, path: string(rec.Kind()), body: codec.AppendPatch(nil, rec), contentType: contentJSON}
@@ -451,4 +456,58 @@ func decodeJSON(res *http.Response, v any) error {
 func drain(res *http.Response) {
 	io.Copy(io.Discard, io.LimitReader(res.Body, maxErrorBody))
 	res.Body.Close()
+}
+
+// checkLangs refuses a record with a language variant outside langs
+// (nested items included): the codec would leave it out of the body
+// without a word, and the server would never see it.
+func checkLangs(rec cms.Record, langs cms.Languages) error {
+	var bad []string
+	var walk func(v reflect.Value, path string)
+	walk = func(v reflect.Value, path string) {
+		switch v.Kind() {
+		case reflect.Pointer:
+			if !v.IsNil() {
+				walk(v.Elem(), path)
+			}
+		case reflect.Struct:
+			t := v.Type()
+			for i := range t.NumField() {
+				if f := t.Field(i); f.IsExported() {
+					name := path
+					if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); tag != "" && tag != "-" {
+						name = joinPath(path, tag)
+					}
+					walk(v.Field(i), name)
+				}
+			}
+		case reflect.Slice:
+			for i := range v.Len() {
+				walk(v.Index(i), path+"["+strconv.Itoa(i)+"]")
+			}
+		case reflect.Map:
+			if v.Type().Key().Kind() != reflect.String {
+				return
+			}
+			for _, k := range v.MapKeys() {
+				if code := k.String(); !slices.Contains(langs.All, code) {
+					bad = append(bad, path+" in "+strconv.Quote(code))
+				}
+			}
+		}
+	}
+	walk(reflect.ValueOf(rec), "")
+	if len(bad) == 0 {
+		return nil
+	}
+	slices.Sort(bad)
+	return fmt.Errorf("client: %s %s: %s: not a language of the session (%s)", rec.Kind().Title(), rec.RecordID(),
+		strings.Join(bad, ", "), langs.String())
+}
+
+func joinPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
 }
