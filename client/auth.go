@@ -51,31 +51,17 @@ type Tokens struct {
 // tokens. A wrong username or password is an *Error 401; too many
 // failures an *Error 429 with RetryAfter.
 func (c *Client) Login(ctx context.Context, username, password string) error {
-	s, err := c.postTokens(ctx, "auth", url.Values{"u": {username}, "p": {password}})
-	if err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.setLocked(s)
-	return nil
+	return c.use(c.postTokens(ctx, "auth", url.Values{"u": {username}, "p": {password}}))
 }
 
 // Validate asks the server to verify the access token (GET /auth) and
 // returns its claims; like every call, it refreshes once when the token
 // is refused.
 func (c *Client) Validate(ctx context.Context) (Claims, error) {
-	res, err := c.do(ctx, &request{method: http.MethodGet, path: "auth"})
-	if err != nil {
-		return Claims{}, err
-	}
-	if res.StatusCode != http.StatusOK {
-		return Claims{}, failure(res)
-	}
 	var body struct {
 		JWT Claims `json:"jwt"`
 	}
-	if err := decodeJSON(res, &body); err != nil {
+	if err := c.call(ctx, &request{method: http.MethodGet, path: "auth"}, http.StatusOK, &body); err != nil {
 		return Claims{}, err
 	}
 	return body.JWT, nil
@@ -135,7 +121,11 @@ func (c *Client) Tokens() Tokens {
 // SetTokens replaces the session by one kept earlier (Tokens). The access
 // token may have expired: the first call refreshes it.
 func (c *Client) SetTokens(t Tokens) error {
-	s, err := c.newSession(t.Access, t.Refresh)
+	return c.use(c.newSession(t.Access, t.Refresh))
+}
+
+// use makes s the session, unless err.
+func (c *Client) use(s session, err error) error {
 	if err != nil {
 		return err
 	}
@@ -153,14 +143,11 @@ func (c *Client) postTokens(ctx context.Context, path string, form url.Values) (
 	if err != nil {
 		return session{}, err
 	}
-	if res.StatusCode != http.StatusOK {
-		return session{}, failure(res)
-	}
 	var body struct {
 		AccessToken  string `json:"access_token"`
 		RefreshToken string `json:"refresh_token"`
 	}
-	if err := decodeJSON(res, &body); err != nil {
+	if err := readJSON(res, http.StatusOK, &body); err != nil {
 		return session{}, err
 	}
 	return c.newSession(body.AccessToken, body.RefreshToken)

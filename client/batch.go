@@ -64,18 +64,12 @@ func (c *Client) SubmitBatch(ctx context.Context, kind cms.Kind, recs []cms.Reco
 		body = codec.AppendPatch(body, rec)
 	}
 	body = append(body, ']')
-	res, err := c.do(ctx, &request{method: http.MethodPost, path: string(kind) + "/" + cms.KeywordBatch, body: body, contentType: contentJSON})
-	if err != nil {
-		return Batch{}, err
-	}
-	if res.StatusCode != http.StatusCreated {
-		return Batch{}, failure(res)
-	}
 	var receipt struct {
 		BatchID string `json:"batchId"`
 		Count   int    `json:"count"`
 	}
-	if err := decodeJSON(res, &receipt); err != nil {
+	req := &request{method: http.MethodPost, path: string(kind) + "/" + cms.KeywordBatch, body: body, contentType: contentJSON}
+	if err := c.call(ctx, req, http.StatusCreated, &receipt); err != nil {
 		return Batch{}, err
 	}
 	return Batch{ID: receipt.BatchID, Kind: kind, Status: cms.BatchWaiting, Count: receipt.Count}, nil
@@ -87,13 +81,6 @@ func (c *Client) BatchStatus(ctx context.Context, kind cms.Kind, id string) (Bat
 	if err := checkKind(kind); err != nil {
 		return Batch{}, err
 	}
-	res, err := c.do(ctx, &request{method: http.MethodGet, path: string(kind) + "/" + cms.KeywordBatch + "/" + url.PathEscape(id)})
-	if err != nil {
-		return Batch{}, err
-	}
-	if res.StatusCode != http.StatusOK {
-		return Batch{}, failure(res)
-	}
 	var body struct {
 		Status      cms.BatchStatus `json:"status"`
 		DateStatus  string          `json:"dateStatus"`
@@ -104,7 +91,8 @@ func (c *Client) BatchStatus(ctx context.Context, kind cms.Kind, id string) (Bat
 		Skipped     int             `json:"skipped"`
 		Error       string          `json:"error"`
 	}
-	if err := decodeJSON(res, &body); err != nil {
+	req := &request{method: http.MethodGet, path: string(kind) + "/" + cms.KeywordBatch + "/" + url.PathEscape(id)}
+	if err := c.call(ctx, req, http.StatusOK, &body); err != nil {
 		return Batch{}, err
 	}
 	return Batch{ID: id, Kind: kind, Status: body.Status, Count: body.Count, Created: body.Created, Updated: body.Updated,

@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -198,6 +199,42 @@ func (c *Client) do(ctx context.Context, req *request) (*http.Response, error) {
 		return nil, err
 	}
 	return c.send(ctx, req, s.access)
+}
+
+// open sends req (as do does) and returns the answer when its status is
+// want; any other is the *Error. The caller closes the body.
+func (c *Client) open(ctx context.Context, req *request, want int) (*http.Response, error) {
+	res, err := c.do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if res.StatusCode != want {
+		return nil, failure(res)
+	}
+	return res, nil
+}
+
+// call sends req (as do does) and reads its JSON answer of status want
+// into v.
+func (c *Client) call(ctx context.Context, req *request, want int, v any) error {
+	res, err := c.do(ctx, req)
+	if err != nil {
+		return err
+	}
+	return readJSON(res, want, v)
+}
+
+// readJSON reads an answer of status want into v, any other status into
+// the *Error, and closes it.
+func readJSON(res *http.Response, want int, v any) error {
+	if res.StatusCode != want {
+		return failure(res)
+	}
+	defer res.Body.Close()
+	if err := json.NewDecoder(res.Body).Decode(v); err != nil {
+		return fmt.Errorf("client: reading the answer: %w", err)
+	}
+	return nil
 }
 
 // current returns the session and its generation; ErrLoginRequired when

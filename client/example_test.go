@@ -51,6 +51,19 @@ func exampleServer() (baseURL string, stop func()) {
 	}
 }
 
+// exampleClient is a client of a new exampleServer, logged in as editor.
+func exampleClient(opts *client.Options) (*client.Client, func()) {
+	baseURL, stop := exampleServer()
+	c, err := client.New(baseURL, opts)
+	if err != nil {
+		panic(err)
+	}
+	if err := c.Login(context.Background(), "editor", "a long password"); err != nil {
+		panic(err)
+	}
+	return c, stop
+}
+
 // Log in, and see what the access token says.
 func ExampleClient_Login() {
 	baseURL, stop := exampleServer()
@@ -76,13 +89,9 @@ func ExampleClient_Login() {
 // Create a record, write it again, change it; a refused one lists its
 // problems.
 func ExampleClient_Upsert() {
-	baseURL, stop := exampleServer()
+	c, stop := exampleClient(nil) // client.New(baseURL, ...) and c.Login(ctx, user, password)
 	defer stop()
 	ctx := context.Background()
-	c, _ := client.New(baseURL, nil)
-	if err := c.Login(ctx, "editor", "a long password"); err != nil {
-		panic(err)
-	}
 
 	walk := &cms.Resource{ID: "lake-walk", Published: cms.Some(true),
 		Title: cms.Langs[string]{"en": "Lake walk", "it": "Giro del lago"}}
@@ -111,13 +120,9 @@ func ExampleClient_Upsert() {
 
 // Go through every record of a kind, a page of 2 at a time.
 func ExampleClient_List() {
-	baseURL, stop := exampleServer()
+	c, stop := exampleClient(&client.Options{PageSize: 2}) // client.New(baseURL, ...) and c.Login(ctx, user, password)
 	defer stop()
 	ctx := context.Background()
-	c, _ := client.New(baseURL, &client.Options{PageSize: 2})
-	if err := c.Login(ctx, "editor", "a long password"); err != nil {
-		panic(err)
-	}
 	for _, id := range []string{"old-mill", "lake-walk", "new-pier", "hidden-cave"} {
 		rec := &cms.Resource{ID: id, Title: cms.Langs[string]{"en": id}, Published: cms.Some(id != "hidden-cave")}
 		if _, err := c.Upsert(ctx, rec); err != nil {
@@ -147,13 +152,9 @@ func ExampleClient_List() {
 
 // Submit a batch and wait for it, hearing each state.
 func ExampleClient_RunBatch() {
-	baseURL, stop := exampleServer()
+	c, stop := exampleClient(nil) // client.New(baseURL, ...) and c.Login(ctx, user, password)
 	defer stop()
 	ctx := context.Background()
-	c, _ := client.New(baseURL, nil)
-	if err := c.Login(ctx, "editor", "a long password"); err != nil {
-		panic(err)
-	}
 
 	recs := []cms.Record{
 		&cms.Map{ID: "lakes", Title: cms.Langs[string]{"en": "Lakes"}, Published: cms.Some(true)},

@@ -58,7 +58,7 @@ func (c *Client) Upsert(ctx context.Context, rec cms.Record, opts ...WriteOption
 		drain(res)
 		return cms.Created, nil
 	case http.StatusAccepted:
-		if err := decodeJSON(res, &body); err != nil {
+		if err := readJSON(res, http.StatusAccepted, &body); err != nil {
 			return cms.Skipped, err
 		}
 		if strings.HasPrefix(body.Done, "Delete ") {
@@ -219,12 +219,9 @@ func (o *readOptions) forLists(kind cms.Kind) error {
 
 // getList sends a read that answers an array and decodes it.
 func (c *Client) getList(ctx context.Context, kind cms.Kind, path string) ([]cms.Record, error) {
-	res, err := c.do(ctx, &request{method: http.MethodGet, path: path})
+	res, err := c.open(ctx, &request{method: http.MethodGet, path: path}, http.StatusOK)
 	if err != nil {
 		return nil, err
-	}
-	if res.StatusCode != http.StatusOK {
-		return nil, failure(res)
 	}
 	defer res.Body.Close()
 	codec, err := c.codec()
@@ -292,18 +289,11 @@ func (c *Client) Delete(ctx context.Context, kind cms.Kind, ids ...string) (Dele
 	var b strings.Builder
 	b.WriteString(string(kind) + "/")
 	writeList(&b, ids)
-	res, err := c.do(ctx, &request{method: http.MethodDelete, path: b.String()})
-	if err != nil {
-		return DeleteResult{}, err
-	}
-	if res.StatusCode != http.StatusAccepted {
-		return DeleteResult{}, failure(res)
-	}
 	var body struct {
 		Count  int      `json:"count"`
 		Failed []string `json:"failed"`
 	}
-	if err := decodeJSON(res, &body); err != nil {
+	if err := c.call(ctx, &request{method: http.MethodDelete, path: b.String()}, http.StatusAccepted, &body); err != nil {
 		return DeleteResult{}, err
 	}
 	return DeleteResult{Deleted: body.Count, Failed: body.Failed}, nil
@@ -324,17 +314,10 @@ func (c *Client) Clone(ctx context.Context, kind cms.Kind, id, mapID string) (st
 	if mapID != "" {
 		path += "/" + cms.KeywordMap + "/" + url.PathEscape(mapID)
 	}
-	res, err := c.do(ctx, &request{method: http.MethodPost, path: path})
-	if err != nil {
-		return "", err
-	}
-	if res.StatusCode != http.StatusCreated {
-		return "", failure(res)
-	}
 	var body struct {
 		ID string `json:"id"`
 	}
-	if err := decodeJSON(res, &body); err != nil {
+	if err := c.call(ctx, &request{method: http.MethodPost, path: path}, http.StatusCreated, &body); err != nil {
 		return "", err
 	}
 	return body.ID, nil
@@ -351,12 +334,9 @@ func (c *Client) Schema(ctx context.Context, kind cms.Kind, multiple bool) (json
 	if multiple {
 		path = string(kind) + "/" + cms.KeywordSchemaMultiple
 	}
-	res, err := c.do(ctx, &request{method: http.MethodGet, path: path})
+	res, err := c.open(ctx, &request{method: http.MethodGet, path: path}, http.StatusOK)
 	if err != nil {
 		return nil, err
-	}
-	if res.StatusCode != http.StatusOK {
-		return nil, failure(res)
 	}
 	defer res.Body.Close()
 	doc, err := io.ReadAll(res.Body)
@@ -374,20 +354,13 @@ func (c *Client) SchemaFull(ctx context.Context, kind cms.Kind) (json.RawMessage
 	if err := checkKind(kind); err != nil {
 		return nil, nil, err
 	}
-	res, err := c.do(ctx, &request{method: http.MethodGet, path: string(kind) + "/" + cms.KeywordSchema + "/" + cms.KeywordFull})
-	if err != nil {
-		return nil, nil, err
-	}
-	if res.StatusCode != http.StatusOK {
-		return nil, nil, failure(res)
-	}
-	defer res.Body.Close()
 	var body struct {
 		Schema json.RawMessage `json:"schema"`
 		Data   json.RawMessage `json:"data"`
 	}
-	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
-		return nil, nil, fmt.Errorf("client: reading the schema of %s: %w", kind, err)
+	if err := c.call(ctx, &request{method: http.MethodGet, path: string(kind) + "/" + cms.KeywordSchema + "/" + cms.KeywordFull},
+		http.StatusOK, &body); err != nil {
+		return nil, nil, err
 	}
 	codec, err := c.codec()
 	if err != nil {
@@ -440,15 +413,6 @@ func checkRecord(rec cms.Record) error {
 		return errors.New("client: no record")
 	}
 	return checkKind(rec.Kind())
-}
-
-// decodeJSON reads a JSON answer into v and closes it.
-func decodeJSON(res *http.Response, v any) error {
-	defer res.Body.Close()
-	if err := json.NewDecoder(res.Body).Decode(v); err != nil {
-		return fmt.Errorf("client: reading the answer: %w", err)
-	}
-	return nil
 }
 
 // drain reads what is left of an answer and closes it, so its connection
