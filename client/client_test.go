@@ -1,7 +1,9 @@
 package client_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -208,6 +210,15 @@ func TestReadOptions(t *testing.T) {
 		if got := ids(c.GetMany(ctx, cms.KindResource, []string{"b-mill"}, client.Published(cms.PublishedAny))); got != "b-mill" {
 			t.Fatalf("GetMany one: %q", got)
 		}
+		// Over 1000 ids: several requests, the order kept.
+		many := []string{"c-pier"}
+		for i := range 1000 {
+			many = append(many, fmt.Sprintf("missing-%04d", i))
+		}
+		many = append(many, "a-walk")
+		if got := ids(c.GetMany(ctx, cms.KindResource, many)); got != "c-pier,a-walk" {
+			t.Fatalf("GetMany of 1002: %q", got)
+		}
 		// Refused options.
 		var apiErr *client.Error
 		if _, err := c.ListPage(ctx, cms.KindLanding, client.MapID("lakes")); !errors.As(err, &apiErr) || apiErr.Status != http.StatusBadRequest || apiErr.Fail != "Wrong request" {
@@ -358,6 +369,43 @@ func TestConcurrentRefresh(t *testing.T) {
 			t.Fatalf("next refresh: %v", err)
 		}
 	})
+}
+
+// The call that started a refresh gives up (its context ends) while the
+// refresh is under way: the refresh still ends and its tokens are kept,
+// for the call that waits with it and for later ones.
+func TestRefreshOutlivesItsCaller(t *testing.T) {
+	e := newEnv(t, openSQLite)
+	ctx := t.Context()
+	c := e.client("admin")
+	hold := make(chan struct{})
+	e.holdRefresh.Store(&hold)
+	e.expire()
+	first, cancel := context.WithCancel(ctx)
+	firstDone := make(chan error)
+	go func() {
+		_, err := c.Validate(first)
+		firstDone <- err
+	}()
+	for e.refreshes.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	second := make(chan error)
+	go func() {
+		_, err := c.Validate(ctx)
+		second <- err
+	}()
+	cancel()
+	if err := <-firstDone; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the cancelled call: %v", err)
+	}
+	close(hold)
+	if err := <-second; err != nil {
+		t.Fatalf("the call that waited: %v", err)
+	}
+	if _, err := c.Validate(ctx); err != nil || e.refreshes.Load() != 1 {
+		t.Fatalf("after: %v, %d refreshes", err, e.refreshes.Load())
+	}
 }
 
 // The access token expires between two pages of a list: the next page
@@ -648,6 +696,24 @@ func TestLanguagesFollowToken(t *testing.T) {
 	must(t, err)
 	if r.Title["de"] != "Seeweg" {
 		t.Fatalf("title_de: %+v", r.Title)
+	}
+}
+
+// Failed logins past the limit are a 429 with Retry-After.
+func TestLoginThrottled(t *testing.T) {
+	e := newEnv(t, openSQLite)
+	c, err := client.New(e.url, &client.Options{HTTPClient: e.http})
+	must(t, err)
+	for range 5 {
+		if err := c.Login(t.Context(), "admin", "wrong password"); !errors.Is(err, client.ErrUnauthorized) {
+			t.Fatal(err)
+		}
+	}
+	err = c.Login(t.Context(), "admin", testPassword)
+	var apiErr *client.Error
+	if !errors.Is(err, client.ErrTooManyRequests) || !errors.As(err, &apiErr) || apiErr.RetryAfter != 15*time.Minute ||
+		apiErr.Fail != "Too many attempts" {
+		t.Fatalf("throttled: %#v", err)
 	}
 }
 

@@ -75,6 +75,9 @@ type env struct {
 	url       string
 	http      *http.Client
 	refreshes atomic.Int32
+	// holdRefresh, when set, holds each refresh request until it is
+	// closed.
+	holdRefresh atomic.Pointer[chan struct{}]
 	// pages counts list requests with /limit/.
 	pages atomic.Int32
 }
@@ -125,6 +128,9 @@ func newEnv(t *testing.T, open func(testing.TB) cms.Store) *env {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, "/auth/refresh") {
 			e.refreshes.Add(1)
+			if hold := e.holdRefresh.Load(); hold != nil {
+				<-*hold
+			}
 		}
 		if strings.Contains(r.URL.Path, "/limit/") {
 			e.pages.Add(1)
