@@ -1,70 +1,33 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/bwcms/cms/adapters/sqlite"
+	"github.com/bwcms/cms/bwcmstest"
 	"github.com/bwcms/cms/cms"
-	"github.com/bwcms/cms/transport"
-	"github.com/gorilla/mux"
 )
 
-const testPassword = "load test password"
+const testPassword = bwcmstest.Password
 
-// startServer serves the API over a new SQLite file, with a batch worker,
-// an account acme (en, it, de) and its user loader (perms *), as a host
-// embedding the library does. It returns the base URL.
+// startServer serves the API (bwcmstest: SQLite in memory, a batch
+// worker) with an account in en, it, de and its user loader (perms *), as
+// a host embedding the library does. It returns the base URL.
 func startServer(t *testing.T) string {
 	t.Helper()
-	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cms.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	log := slog.New(slog.DiscardHandler)
-	svc, err := cms.NewService(store, &cms.Options{Logger: log,
-		Passwords: cms.PasswordParams{Memory: 64, Time: 1, Threads: 1}}) // cheap hashes for tests
-	if err != nil {
-		t.Fatal(err)
-	}
-	api, err := transport.NewHandler(svc, &transport.Options{Logger: log, JWTSecret: []byte("0123456789abcdef0123456789abcdef")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := mux.NewRouter()
-	api.Register(r)
 	langs, _ := cms.ParseLanguages("en,it,de")
-	if err := svc.CreateAccount(ctx, "acme", langs); err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.CreateUser(ctx, cms.NewUser{Name: "loader", Account: "acme", Password: testPassword, Perms: []string{"*"}}); err != nil {
-		t.Fatal(err)
-	}
-	wctx, stop := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() { svc.RunBatchWorkers(wctx, 1) })
-	srv := httptest.NewServer(r)
-	t.Cleanup(func() {
-		srv.Close()
-		stop()
-		wg.Wait()
-	})
-	return srv.URL
+	api := bwcmstest.New(t, &bwcmstest.Options{Langs: langs})
+	api.User(t, "loader", "*")
+	return api.URL
 }
 
 // stored lists the id and title of every Resource of the account whose id
