@@ -116,7 +116,7 @@ func (s *Service) CreateUser(ctx context.Context, u NewUser) error {
 		return err
 	}
 	return s.store.CreateUser(ctx, User{Name: u.Name, Account: u.Account, PasswordHash: hash,
-		Perms: slices.Clone(perms), Changed: s.now()})
+		Perms: slices.Clone(perms), Changed: s.Now()})
 }
 
 // User returns a stored user. CodeNotFound when there is none.
@@ -181,7 +181,7 @@ func (s *Service) DeleteUser(ctx context.Context, name string) error {
 		if err != nil {
 			return err
 		}
-		u.Changed = s.now()
+		u.Changed = s.Now()
 		if err := revokeTokens(ctx, tx, u); err != nil {
 			return err
 		}
@@ -212,7 +212,7 @@ func (s *Service) updateUser(ctx context.Context, name string, change func(*User
 			return err
 		}
 		change(&u)
-		u.Changed = s.now()
+		u.Changed = s.Now()
 		if err := tx.UpdateUser(ctx, u); err != nil {
 			return err
 		}

@@ -44,7 +44,7 @@ func (s *Service) SubmitBatch(ctx context.Context, kind Kind, body []byte) (Batc
 	if err != nil {
 		return BatchReceipt{}, err
 	}
-	now := s.now()
+	now := s.Now()
 	b := &Batch{ID: id, Account: p.Account, Kind: kind, Payload: body, Count: count, Status: BatchWaiting,
 		Requested: now, StatusAt: now}
 	if err := s.store.EnqueueBatch(ctx, b); err != nil {

@@ -35,7 +35,7 @@ func (s *Service) Clone(ctx context.Context, kind Kind, id, mapID string) (Clone
 		if err := tx.LockAccountWrites(ctx, p.Account); err != nil {
 			return err
 		}
-		now := s.now()
+		now := s.Now()
 		src, err := tx.GetRecord(ctx, p.Account, kind, id)
 		if ErrorCode(err) == CodeNotFound {
 			return &Error{Code: CodeNotFound, Message: "There is no " + kind.Title() + " " + id + " to clone"}

@@ -58,7 +58,7 @@ func (s *Service) deleteRecords(ctx context.Context, st Store, p Principal, kind
 			return err
 		}
 		res.Deleted, res.Failed, missing = nil, nil, 0
-		now := s.now()
+		now := s.Now()
 		for _, id := range ids {
 			deleted, err := s.deleteOne(ctx, tx, p.Account, kind, id, now)
 			switch {

@@ -62,7 +62,7 @@ func (s *Service) Read(ctx context.Context, kind Kind, p ReadParams) (iter.Seq2[
 		}
 	}
 	if kind == KindProposal {
-		now := s.now()
+		now := s.Now()
 		for _, e := range kept {
 			if err := s.store.CountAccess(ctx, pr.Account, kind, e.Record.RecordID(), now); err != nil {
 				return nil, err

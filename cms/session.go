@@ -71,7 +71,7 @@ func (s *Service) login(ctx context.Context, username, password string, client n
 		}
 		return nil, errUnauthorized
 	}
-	now := s.now()
+	now := s.Now()
 	address := throttleAddress(client)
 	if err := s.reserveLogin(ctx, username, address, now); err != nil {
 		return nil, err
@@ -128,7 +128,7 @@ func (s *Service) Refresh(ctx context.Context, token string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := s.now()
+	now := s.Now()
 	if !rt.Revoked.IsZero() || !now.Before(rt.Expires) || !now.Before(rt.FamilyExpires) {
 		return nil, errUnauthorized
 	}
@@ -223,7 +223,7 @@ func (s *Service) Logout(ctx context.Context, token string) error {
 	if err != nil {
 		return err
 	}
-	return s.store.RevokeFamily(ctx, rt.Family, s.now())
+	return s.store.RevokeFamily(ctx, rt.Family, s.Now())
 }
 
 // CheckPrincipal confirms that the user of an access token may still act:
@@ -231,7 +231,7 @@ func (s *Service) Logout(ctx context.Context, token string) error {
 // answer is remembered for Options.UserRecheck. CodeUnauthorized when it
 // may not.
 func (s *Service) CheckPrincipal(ctx context.Context, p Principal) error {
-	now := s.now()
+	now := s.Now()
 	st, ok := s.users.get(p.User, now)
 	if !ok {
 		id, err := s.creds.Lookup(ctx, p.User)

@@ -123,7 +123,7 @@ func (s *Service) upsertIn(ctx context.Context, tx upsertStore, p Principal, cod
 	problems []fieldProblem, o UpsertOptions) (UpsertResult, error) {
 	kind, id := patch.Kind(), patch.RecordID()
 	res := UpsertResult{Kind: kind, ID: id}
-	now := s.now()
+	now := s.Now()
 	entry, err := tx.GetRecord(ctx, p.Account, kind, id)
 	switch {
 	case ErrorCode(err) == CodeNotFound:
