@@ -236,7 +236,7 @@ func (c storeCredentials) Authenticate(ctx context.Context, username, password s
 		if err := s.hasher.burn(ctx, password); err != nil {
 			return Identity{}, err
 		}
-		return Identity{}, errUnauthorized
+		return Identity{}, errUnauthorized()
 	}
 	if err != nil {
 		return Identity{}, err
@@ -246,7 +246,7 @@ func (c storeCredentials) Authenticate(ctx context.Context, username, password s
 		return Identity{}, fmt.Errorf("cms: checking the password of %s: %w", username, err)
 	}
 	if !match {
-		return Identity{}, errUnauthorized
+		return Identity{}, errUnauthorized()
 	}
 	if rehash && !u.Disabled {
 		c.rehash(ctx, u, password)

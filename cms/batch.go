@@ -163,7 +163,7 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 		}
 	}
 	if len(all) == 0 && forbidden {
-		return 0, nil, errForbidden
+		return 0, nil, errForbidden()
 	}
 	return count, all, nil
 }

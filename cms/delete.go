@@ -74,7 +74,7 @@ func (s *Service) deleteRecords(ctx context.Context, st Store, p Principal, kind
 			}
 		}
 		if len(res.Deleted) == 0 {
-			return errNothingDeleted // roll back the list clean-ups of nothing
+			return &Error{Code: CodeConflict, Message: "nothing deleted", Err: errNothingDeleted} // roll back the list clean-ups of nothing
 		}
 		return nil
 	})
@@ -90,7 +90,9 @@ func (s *Service) deleteRecords(ctx context.Context, st Store, p Principal, kind
 	return res, nil
 }
 
-var errNothingDeleted = &Error{Code: CodeConflict, Message: "nothing deleted"}
+// errNothingDeleted marks the rollback of a delete that deleted nothing; it
+// never reaches the caller (Delete answers 404 or 409 instead).
+var errNothingDeleted = errors.New("cms: nothing deleted")
 
 // deleteOne deletes one record unless a single reference names it.
 func (s *Service) deleteOne(ctx context.Context, tx Store, account string, kind Kind, id string, now time.Time) (bool, error) {

@@ -65,10 +65,10 @@ func Allowed(perms []string, kind Kind, action Action) bool {
 func (s *Service) caller(ctx context.Context, kind Kind, action Action) (Principal, error) {
 	p, ok := PrincipalFrom(ctx)
 	if !ok {
-		return Principal{}, errUnauthorized
+		return Principal{}, errUnauthorized()
 	}
 	if !p.Can(kind, action) {
-		return Principal{}, errForbidden
+		return Principal{}, errForbidden()
 	}
 	return p, nil
 }

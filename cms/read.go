@@ -176,7 +176,7 @@ func (s *Service) Wire(e *Entry) Record {
 func (s *Service) Codec(ctx context.Context) (*Codec, error) {
 	p, ok := PrincipalFrom(ctx)
 	if !ok {
-		return nil, errUnauthorized
+		return nil, errUnauthorized()
 	}
 	return s.codec(p.Langs)
 }
@@ -188,7 +188,7 @@ func (s *Service) Codec(ctx context.Context) (*Codec, error) {
 func (s *Service) AccountCodec(ctx context.Context) (*Codec, error) {
 	p, ok := PrincipalFrom(ctx)
 	if !ok {
-		return nil, errUnauthorized
+		return nil, errUnauthorized()
 	}
 	acc, err := s.store.GetAccount(ctx, p.Account)
 	if err != nil {

@@ -73,7 +73,7 @@ func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *Upse
 	s.sanitize(patch)
 	if deleteAsked(patch) && problems == nil {
 		if !p.Can(kind, ActionDelete) {
-			return UpsertResult{}, errForbidden
+			return UpsertResult{}, errForbidden()
 		}
 		return s.deleteByBody(ctx, p, kind, id)
 	}
@@ -132,7 +132,7 @@ func (s *Service) upsertIn(ctx context.Context, tx upsertStore, p Principal, cod
 		return res, err
 	}
 	if o.IfMatch != "" && (entry == nil || !etagMatches(o.IfMatch, ETag(entry))) {
-		return res, errPrecondition
+		return res, errPrecondition()
 	}
 	var merged Record
 	var before []byte
@@ -201,10 +201,13 @@ func (s *Service) upsertIn(ctx context.Context, tx upsertStore, p Principal, cod
 	return res, tx.PutRecord(ctx, entry)
 }
 
-var (
-	errForbidden    = &Error{Code: CodeForbidden, Message: "Forbidden"}
-	errPrecondition = &Error{Code: CodePrecondition, Message: "Precondition failed"}
-)
+// errForbidden and errPrecondition are new errors each time, like
+// errUnauthorized.
+func errForbidden() error { return &Error{Code: CodeForbidden, Message: "Forbidden"} }
+
+func errPrecondition() error {
+	return &Error{Code: CodePrecondition, Message: "Precondition failed"}
+}
 
 func deleteAsked(rec Record) bool {
 	switch r := rec.(type) {

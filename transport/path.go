@@ -81,7 +81,8 @@ var (
 	methodsStatus = []string{http.MethodGet}                    // <kind>/batch/{id}
 )
 
-var errRoute = &cms.Error{Code: cms.CodeNotFound, Message: textNotFound}
+// errRoute is the 404 of a path that names no route, new each time.
+func errRoute() error { return &cms.Error{Code: cms.CodeNotFound, Message: textNotFound} }
 
 // wrong is a malformed path in a known route: 400, with why for the log.
 func wrong(why string) error {
@@ -114,7 +115,7 @@ func parsePath(method, escaped string, loc *time.Location) (*recordPath, error) 
 	kindSeg, tail, more := strings.Cut(escaped, "/")
 	kind := cms.Kind(kindSeg)
 	if !slices.Contains(cms.Kinds(), kind) {
-		return nil, errRoute
+		return nil, errRoute()
 	}
 	var rest []string
 	if more {
