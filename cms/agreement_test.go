@@ -863,7 +863,7 @@ func TestSchemaAgreesOnExamples(t *testing.T) {
 	c := agreementCodec(t)
 	schemas := compiledSchemas(t)
 	for _, kind := range Kinds() {
-		body := string(c.Marshal(Example(kind, c.Languages())))
+		body := string(c.Marshal(SampleRecord(kind, c.Languages())))
 		gotGo, goErr := goVerdict(t, c, kind, body)
 		gotSchema, schemaErr := schemaVerdict(t, schemas[kind], body)
 		if !gotGo || !gotSchema {

@@ -449,7 +449,7 @@ func TestFullFixturesSetEveryField(t *testing.T) {
 		}
 		// Example truncates its texts to the field's size, so short fields
 		// may repeat one text in every language; only that is forgiven.
-		got := unsetFields(reflect.ValueOf(Example(kind, langs)).Elem(), langs.All, "")
+		got := unsetFields(reflect.ValueOf(SampleRecord(kind, langs)).Elem(), langs.All, "")
 		got = slices.DeleteFunc(got, func(s string) bool { return strings.Contains(s, "(same as ") })
 		if len(got) > 0 {
 			t.Errorf("%s Example leaves fields unset:\n%s", kind, strings.Join(got, "\n"))

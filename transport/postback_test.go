@@ -55,7 +55,7 @@ func TestFullRecordPostedBackIsSkip(t *testing.T) {
 			l, _ := cms.NewLanguages(langs[0], langs...)
 			codec, _ := cms.NewCodec(l)
 			for _, kind := range cms.Kinds() {
-				rec := cms.Example(kind, l)
+				rec := cms.SampleRecord(kind, l)
 				path := "/api/bw/v2/" + string(kind)
 				body := string(codec.AppendPatch(nil, rec))
 				// The records it names first.
