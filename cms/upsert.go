@@ -7,6 +7,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -21,6 +22,22 @@ const (
 	Updated
 	Deleted
 )
+
+// String names the outcome: "skipped", "created", "updated" or "deleted"
+// ("Outcome(n)" for a value outside these).
+func (o Outcome) String() string {
+	switch o {
+	case Skipped:
+		return "skipped"
+	case Created:
+		return "created"
+	case Updated:
+		return "updated"
+	case Deleted:
+		return "deleted"
+	}
+	return "Outcome(" + strconv.Itoa(int(o)) + ")"
+}
 
 // UpsertResult is the answer of Upsert.
 type UpsertResult struct {
