@@ -23,17 +23,25 @@ type Credentials interface {
 // Identity is what Credentials know of a user.
 type Identity struct {
 	// Account must name an account of the Store (it gives the languages).
-	Account  string
-	Perms    []string
+	Account string
+	// Perms are the user's permissions, "<kind>:<action>" with "*" for
+	// either part (docs/auth.md, Permissions).
+	Perms []string
+	// Disabled refuses logins and stops the user's tokens.
 	Disabled bool
 }
 
 // NewUser is what CreateUser needs.
 type NewUser struct {
-	Name     string
-	Account  string
+	// Name is the username (ValidUsername).
+	Name string
+	// Account is the id of an existing account.
+	Account string
+	// Password is MinPasswordLength characters to MaxPasswordLength bytes;
+	// only its argon2id hash is stored.
 	Password string
-	Perms    []string
+	// Perms are the permissions, as Identity.Perms.
+	Perms []string
 }
 
 // MaxUsernameLength is the longest username.

@@ -10,7 +10,9 @@ import (
 
 // BatchReceipt is the answer of SubmitBatch.
 type BatchReceipt struct {
-	ID    string
+	// ID names the batch for BatchStatus.
+	ID string
+	// Count is the number of records in it.
 	Count int
 }
 

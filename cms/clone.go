@@ -12,7 +12,7 @@ import (
 type CloneResult struct {
 	Kind  Kind
 	ID    string // the record cloned
-	NewID string
+	NewID string // the clone's id
 }
 
 // Clone copies record id of kind (DECISIONS §8): every field and the

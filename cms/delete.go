@@ -13,17 +13,21 @@ import (
 // DeleteResult is what Delete did: the ids deleted and, in the order asked,
 // those not deleted (missing, or named by a single reference).
 type DeleteResult struct {
-	Kind    Kind
+	Kind Kind
+	// Deleted are the ids deleted, in the order asked.
 	Deleted []string
-	Failed  []string
+	// Failed are the ids not deleted, in the order asked.
+	Failed []string
 }
 
 // NotDoneError is the cause of a delete that deleted nothing although some
 // of the records exist: the transport lists Failed beside the text.
 type NotDoneError struct {
+	// Failed are the ids not deleted, in the order asked.
 	Failed []string
 }
 
+// Error lists the ids not deleted.
 func (e *NotDoneError) Error() string { return "not deleted: " + strings.Join(e.Failed, ", ") }
 
 // Delete deletes records of kind, all in one transaction (DECISIONS §7): each

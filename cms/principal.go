@@ -11,10 +11,14 @@ import (
 // user, the permissions and the account's languages. transport puts it in
 // the request context (WithPrincipal); the Service reads it from there.
 type Principal struct {
+	// Account is the id of the account whose records the caller sees.
 	Account string
-	User    string
-	Perms   []string
-	Langs   Languages
+	// User is the username.
+	User string
+	// Perms are the permissions, as Identity.Perms; Can checks them.
+	Perms []string
+	// Langs are the account's languages, which decode and encode records.
+	Langs Languages
 }
 
 type principalKey struct{}

@@ -14,7 +14,8 @@ type ReadParams struct {
 	// IDs, when set, names the records, answered in the order asked
 	// (missing ones left out); otherwise every matching record streams in
 	// ascending id order.
-	IDs       []string
+	IDs []string
+	// Published filters by the published flag; default PublishedOnly.
 	Published Published
 	// MapID keeps Resources assigned to that Map in either role.
 	MapID string

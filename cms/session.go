@@ -15,6 +15,7 @@ import (
 // Session is what a login or a refresh gives: the principal for the access
 // token and a new refresh token.
 type Session struct {
+	// Principal is the user the access token is for.
 	Principal Principal
 	// RefreshToken is the opaque value for the client; only its SHA-256 is
 	// stored.
@@ -31,6 +32,7 @@ type ThrottledError struct {
 	RetryAfter time.Duration
 }
 
+// Error says that logins are throttled and for how long.
 func (e *ThrottledError) Error() string {
 	return fmt.Sprintf("too many failed logins; retry after %s", e.RetryAfter)
 }

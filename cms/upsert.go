@@ -41,8 +41,10 @@ func (o Outcome) String() string {
 
 // UpsertResult is the answer of Upsert.
 type UpsertResult struct {
-	Kind    Kind
-	ID      string
+	Kind Kind
+	// ID is the record's id.
+	ID string
+	// Outcome is what the upsert did, which picks the HTTP status.
 	Outcome Outcome
 }
 
