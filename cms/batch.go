@@ -17,15 +17,15 @@ type BatchReceipt struct {
 }
 
 // SubmitBatch validates a batch body (one JSON array of records of kind)
-// whole, with the rules and references of single upserts (a record may
-// name records earlier in the same batch), and stores it durably as a
-// waiting batch (DECISIONS §10). The records are decoded one at a time; only
-// the body itself is kept. Errors: CodeMalformed for a body that is not
-// one strict JSON array of objects; CodeInvalid listing every problem of
-// every record; CodeTooLarge over Options.MaxBatchRecords;
-// CodeUnauthorized, CodeForbidden (write; delete too when a record asks
-// deleteElementIrreversibly). While this service's own workers run, it may
-// keep body until they apply the batch: the caller must not change it.
+// whole, with the rules and references of single upserts (a record may name
+// records earlier in the same batch), and stores it durably as a waiting
+// batch. The records are decoded one at a time; only the body itself is
+// kept. Errors: CodeMalformed for a body that is not one strict JSON array
+// of objects; CodeInvalid listing every problem of every record;
+// CodeTooLarge over Options.MaxBatchRecords; CodeUnauthorized, CodeForbidden
+// (write; delete too when a record asks deleteElementIrreversibly). While
+// this service's own workers run, it may keep body until they apply the
+// batch: the caller must not change it.
 func (s *Service) SubmitBatch(ctx context.Context, kind Kind, body []byte) (BatchReceipt, error) {
 	p, err := s.caller(ctx, kind, ActionWrite)
 	if err != nil {

@@ -30,14 +30,14 @@ type NotDoneError struct {
 // Error lists the ids not deleted.
 func (e *NotDoneError) Error() string { return "not deleted: " + strings.Join(e.Failed, ", ") }
 
-// Delete deletes records of kind, all in one transaction (DECISIONS §7): each
-// is taken out of every list that names it (those records get a new
-// timeLastUpdate) and out of its assignments; a record named by a single
-// reference (Landing.mapId, Proposal.mapId, Map.trackResourceId) is not
-// deleted. Some deleted: the result lists the others as Failed. Errors:
-// CodeNotFound ("No <Kinds> to delete") when none exists; CodeConflict
-// ("Deletion of <n> <Kinds> not done", with a *NotDoneError cause) when
-// some exist but none could be deleted; CodeUnauthorized, CodeForbidden.
+// Delete deletes records of kind, all in one transaction: each is taken out
+// of every list that names it (those records get a new timeLastUpdate) and
+// out of its assignments; a record named by a single reference
+// (Landing.mapId, Proposal.mapId, Map.trackResourceId) is not deleted. Some
+// deleted: the result lists the others as Failed. Errors: CodeNotFound ("No
+// <Kinds> to delete") when none exists; CodeConflict ("Deletion of <n>
+// <Kinds> not done", with a *NotDoneError cause) when some exist but none
+// could be deleted; CodeUnauthorized, CodeForbidden.
 func (s *Service) Delete(ctx context.Context, kind Kind, ids []string) (DeleteResult, error) {
 	p, err := s.caller(ctx, kind, ActionDelete)
 	if err != nil {

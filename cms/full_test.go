@@ -666,7 +666,7 @@ func countNulls(tb testing.TB, data []byte) int {
 // table, in its order (write-only mapIdsAdd, mapSecondaryIdsAdd,
 // poiResourceIdsAdd and deleteElementIrreversibly left out), and
 // resourceContractMultiLang its list of multi-language Resource fields,
-// both copied from service-interface.md.
+// both copied from the API's specification.
 const (
 	resourceContractFields = `id published timeLastUpdate title shortDescription htmlDescription htmlContent image
 		multimedia multimediaTitle urlAlias canonicalUrl externalUrl externalUrlLabel redirectLoadTo locationLat

@@ -37,7 +37,8 @@ func PrincipalFrom(ctx context.Context) (Principal, bool) {
 // Action is what a permission allows on a kind.
 type Action string
 
-// The actions of DECISIONS §1: write covers create, update, clone and batch.
+// The actions a permission names: write covers create, update, clone and
+// batch.
 const (
 	ActionRead   Action = "read"
 	ActionWrite  Action = "write"

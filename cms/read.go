@@ -9,7 +9,8 @@ import (
 	"time"
 )
 
-// ReadParams select the records Read returns (DECISIONS §3, §4).
+// ReadParams select the records Read returns (the options of docs/api.md,
+// Read).
 type ReadParams struct {
 	// IDs, when set, names the records, answered in the order asked
 	// (missing ones left out); otherwise every matching record streams in
@@ -207,7 +208,7 @@ func ETag(e *Entry) string {
 }
 
 // etagMatches reads an If-Match list: "*", or one of the tags (weak ones
-// never match, RFC 9110 §13.1.1).
+// never match: RFC 9110, section 13.1.1).
 func etagMatches(header, etag string) bool {
 	for tag := range strings.SplitSeq(header, ",") {
 		tag = strings.TrimSpace(tag)

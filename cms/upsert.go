@@ -57,14 +57,13 @@ type UpsertOptions struct {
 }
 
 // Upsert creates or updates one record of kind from a JSON body, for the
-// principal in ctx (DECISIONS §5): fields present replace, absent ones
-// keep, null clears; read-only fields are ignored; references are checked
-// and both sides of every assignment kept in agreement; a record equal to
-// the stored one is Skipped without a write. Errors: CodeMalformed for a
-// body that is not one strict JSON object; CodeInvalid listing every
-// problem; CodeUnauthorized and CodeForbidden for the caller;
-// CodePrecondition for a stale IfMatch; with deleteElementIrreversibly,
-// those of Delete.
+// principal in ctx: fields present replace, absent ones keep, null clears;
+// read-only fields are ignored; references are checked and both sides of
+// every assignment kept in agreement; a record equal to the stored one is
+// Skipped without a write. Errors: CodeMalformed for a body that is not one
+// strict JSON object; CodeInvalid listing every problem; CodeUnauthorized
+// and CodeForbidden for the caller; CodePrecondition for a stale IfMatch;
+// with deleteElementIrreversibly, those of Delete.
 func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *UpsertOptions) (UpsertResult, error) {
 	p, err := s.caller(ctx, kind, ActionWrite)
 	if err != nil {
@@ -242,8 +241,8 @@ func deleteAsked(rec Record) bool {
 	return false
 }
 
-// newWithDefaults is a new record with the values fixed at creation
-// (DECISIONS §5, §13).
+// newWithDefaults is a new record with the values a body that leaves them
+// out gets at creation: unpublished, and a Map's route planner settings.
 func newWithDefaults(kind Kind, id string) Record {
 	switch kind {
 	case KindResource:

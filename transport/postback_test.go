@@ -8,8 +8,8 @@ import (
 )
 
 // TestReadPostedBackIsSkip: a record read and posted back unchanged is a
-// Skip (DECISIONS §5, §13), for every kind, a record with one language
-// set and one with every field.
+// Skip (read-only fields are ignored, the rest compares equal), for every
+// kind, a record with one language set and one with every field.
 func TestReadPostedBackIsSkip(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {

@@ -192,7 +192,7 @@ func resource(id string) *cms.Resource {
 }
 
 // mapRecord is a small published Map with the route planner settings
-// every Map has from its creation (DECISIONS §13).
+// every Map gets when it is created.
 func mapRecord(id string) *cms.Map {
 	return &cms.Map{ID: id, Published: cms.Some(true), Title: cms.Langs[string]{"en": "Map " + id},
 		URLAlias: cms.Langs[string]{"en": "/map/" + id}, RoutePlannerAuto: cms.Some(false),
