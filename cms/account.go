@@ -23,17 +23,25 @@ type Credentials interface {
 // Identity is what Credentials know of a user.
 type Identity struct {
 	// Account must name an account of the Store (it gives the languages).
-	Account  string
-	Perms    []string
+	Account string
+	// Perms are the user's permissions, "<kind>:<action>" with "*" for
+	// either part (docs/auth.md, Permissions).
+	Perms []string
+	// Disabled refuses logins and stops the user's tokens.
 	Disabled bool
 }
 
 // NewUser is what CreateUser needs.
 type NewUser struct {
-	Name     string
-	Account  string
+	// Name is the username (ValidUsername).
+	Name string
+	// Account is the id of an existing account.
+	Account string
+	// Password is MinPasswordLength characters to MaxPasswordLength bytes;
+	// only its argon2id hash is stored.
 	Password string
-	Perms    []string
+	// Perms are the permissions, as Identity.Perms.
+	Perms []string
 }
 
 // MaxUsernameLength is the longest username.
@@ -116,7 +124,7 @@ func (s *Service) CreateUser(ctx context.Context, u NewUser) error {
 		return err
 	}
 	return s.store.CreateUser(ctx, User{Name: u.Name, Account: u.Account, PasswordHash: hash,
-		Perms: slices.Clone(perms), Changed: s.now()})
+		Perms: slices.Clone(perms), Changed: s.Now()})
 }
 
 // User returns a stored user. CodeNotFound when there is none.
@@ -181,7 +189,7 @@ func (s *Service) DeleteUser(ctx context.Context, name string) error {
 		if err != nil {
 			return err
 		}
-		u.Changed = s.now()
+		u.Changed = s.Now()
 		if err := revokeTokens(ctx, tx, u); err != nil {
 			return err
 		}
@@ -212,7 +220,7 @@ func (s *Service) updateUser(ctx context.Context, name string, change func(*User
 			return err
 		}
 		change(&u)
-		u.Changed = s.now()
+		u.Changed = s.Now()
 		if err := tx.UpdateUser(ctx, u); err != nil {
 			return err
 		}
@@ -236,7 +244,7 @@ func (c storeCredentials) Authenticate(ctx context.Context, username, password s
 		if err := s.hasher.burn(ctx, password); err != nil {
 			return Identity{}, err
 		}
-		return Identity{}, errUnauthorized
+		return Identity{}, errUnauthorized()
 	}
 	if err != nil {
 		return Identity{}, err
@@ -246,7 +254,7 @@ func (c storeCredentials) Authenticate(ctx context.Context, username, password s
 		return Identity{}, fmt.Errorf("cms: checking the password of %s: %w", username, err)
 	}
 	if !match {
-		return Identity{}, errUnauthorized
+		return Identity{}, errUnauthorized()
 	}
 	if rehash && !u.Disabled {
 		c.rehash(ctx, u, password)

@@ -124,7 +124,7 @@ func (s *Service) aliasIn(ctx context.Context, tx Store, p Principal, kind Kind,
 	}
 	(*aliases)[lang] = alias
 	e.Indexed = &indexed
-	e.Updated = after(e.Updated, s.now())
+	e.Updated = after(e.Updated, s.Now())
 	return true, tx.PutRecord(ctx, e)
 }
 

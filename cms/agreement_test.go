@@ -152,8 +152,8 @@ func commonFixtures(s *fixtureSet) {
 	s.bad("urlAlias empty", field("urlAlias", `""`))
 	s.bad("urlAlias null", field("urlAlias", `null`))
 	s.bad("urlAlias_it null", field("urlAlias_it", `null`))
-	// DECISIONS §5 says no whitespace, the rule text no control character;
-	// both validators only exclude ASCII ones.
+	// The urlAlias rule says no whitespace, the rule text no control
+	// character; both validators only exclude ASCII ones.
 	s.bad("urlAlias no-break space", field("urlAlias", `"/a\u00a0b"`))
 	s.bad("urlAlias ideographic space", field("urlAlias", `"/a\u3000b"`))
 	s.bad("urlAlias line separator", field("urlAlias", `"/a\u2028b"`))
@@ -228,7 +228,8 @@ func commonFixtures(s *fixtureSet) {
 }
 
 // emailFixtures: contactEmail is "a bare address that net/mail accepts"
-// (DECISIONS §5); the schema says format email. The two grammars differ.
+// (docs/records.md, Choices where the contract is silent); the schema says
+// format email. The two grammars differ.
 func emailFixtures(s *fixtureSet) {
 	s.ok("contactEmail", field("contactEmail", `"a@example.com"`))
 	s.ok("contactEmail plus", field("contactEmail", `"first.last+tag@sub.example.org"`))
@@ -246,7 +247,7 @@ func emailFixtures(s *fixtureSet) {
 	s.bad("contactEmail leading dot", field("contactEmail", `".a@example.com"`))
 	s.bad("contactEmail empty", field("contactEmail", `""`))
 	s.bad("contactEmail number", field("contactEmail", `5`))
-	// net/mail's grammar, not format "email"'s (DECISIONS §5).
+	// net/mail's grammar, not format "email"'s.
 	s.ok("contactEmail underscore in domain", field("contactEmail", `"a@exa_mple.com"`))
 	s.ok("contactEmail domain label starts with -", field("contactEmail", `"a@-x.com"`))
 	s.ok("contactEmail non-ASCII local part", field("contactEmail", `"ü@example.com"`))
@@ -826,7 +827,8 @@ func TestAgreementFixtureCounts(t *testing.T) {
 
 // TestSchemaAgreesOnNulls sets null, field by field, on every field of the
 // contract tables: accepted exactly where the contract says nullable (and
-// on statsLastAccess, DECISIONS §13), by both validators.
+// on statsLastAccess, null until a Proposal is first read by id), by both
+// validators.
 func TestSchemaAgreesOnNulls(t *testing.T) {
 	t.Parallel()
 	c := agreementCodec(t)
@@ -863,7 +865,7 @@ func TestSchemaAgreesOnExamples(t *testing.T) {
 	c := agreementCodec(t)
 	schemas := compiledSchemas(t)
 	for _, kind := range Kinds() {
-		body := string(c.Marshal(Example(kind, c.Languages())))
+		body := string(c.Marshal(SampleRecord(kind, c.Languages())))
 		gotGo, goErr := goVerdict(t, c, kind, body)
 		gotSchema, schemaErr := schemaVerdict(t, schemas[kind], body)
 		if !gotGo || !gotSchema {

@@ -34,9 +34,10 @@ func titlesOf(rec Record) Langs[string] {
 	return nil
 }
 
-// checkAliases reports every urlAlias of the body held by another record
-// of the kind in the same language (DECISIONS §5). held are the record's
-// stored aliases (nil for a new record): those need no look-up.
+// checkAliases reports every urlAlias of the body held by another record of
+// the kind in the same language (aliases are unique per account, kind and
+// language). held are the record's stored aliases (nil for a new record):
+// those need no look-up.
 func (s *Service) checkAliases(ctx context.Context, tx upsertStore, p Principal, patch Record, held Langs[string]) ([]fieldProblem, error) {
 	aliases := *aliasesOf(patch)
 	var problems []fieldProblem
@@ -59,12 +60,12 @@ func (s *Service) checkAliases(ctx context.Context, tx upsertStore, p Principal,
 	return problems, nil
 }
 
-// aliasRule is the rule of a urlAlias a record gives (DECISIONS §5): the
-// record id of kind may give alias in lang unless another record of the
-// kind holds it there. holder is the record that holds it ("": none). When
-// it is taken, aliasRule returns the problem that names the holder. Single
-// upserts (checkAliases) and the batch plan judge the rule here; the
-// store's unique index is the last word on a race.
+// aliasRule is the rule of a urlAlias a record gives: the record id of kind
+// may give alias in lang unless another record of the kind holds it there.
+// holder is the record that holds it ("": none). When it is taken, aliasRule
+// returns the problem that names the holder. Single upserts (checkAliases)
+// and the batch plan judge the rule here; the store's unique index is the
+// last word on a race.
 func aliasRule(langs Languages, kind Kind, id, lang, alias, holder string) (fieldProblem, bool) {
 	if holder == "" || holder == id {
 		return fieldProblem{}, false
@@ -73,11 +74,11 @@ func aliasRule(langs Languages, kind Kind, id, lang, alias, holder string) (fiel
 }
 
 // makeAliases gives a new record the urlAlias of every configured language
-// the body leaves out (DECISIONS §5, §13): "/" and the slug of the title in
-// that language, else of the default language's alias (for the default
-// language: of the id), made unique in its language with -2, -3, ...
-// (uniqueAlias). Languages are taken in the account's order, so
-// concurrent writers hold their aliases' stems in one order.
+// the body leaves out: "/" and the slug of the title in that language, else
+// of the default language's alias (for the default language: of the id),
+// made unique in its language with -2, -3, ... (uniqueAlias). Languages are
+// taken in the account's order, so concurrent writers hold their aliases'
+// stems in one order.
 func (s *Service) makeAliases(ctx context.Context, tx upsertStore, p Principal, rec Record, patch Record) error {
 	aliases := aliasesOf(rec)
 	if *aliases == nil {

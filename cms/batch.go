@@ -10,20 +10,22 @@ import (
 
 // BatchReceipt is the answer of SubmitBatch.
 type BatchReceipt struct {
-	ID    string
+	// ID names the batch for BatchStatus.
+	ID string
+	// Count is the number of records in it.
 	Count int
 }
 
 // SubmitBatch validates a batch body (one JSON array of records of kind)
-// whole, with the rules and references of single upserts (a record may
-// name records earlier in the same batch), and stores it durably as a
-// waiting batch (DECISIONS §10). The records are decoded one at a time; only
-// the body itself is kept. Errors: CodeMalformed for a body that is not
-// one strict JSON array of objects; CodeInvalid listing every problem of
-// every record; CodeTooLarge over Options.MaxBatchRecords;
-// CodeUnauthorized, CodeForbidden (write; delete too when a record asks
-// deleteElementIrreversibly). While this service's own workers run, it may
-// keep body until they apply the batch: the caller must not change it.
+// whole, with the rules and references of single upserts (a record may name
+// records earlier in the same batch), and stores it durably as a waiting
+// batch. The records are decoded one at a time; only the body itself is
+// kept. Errors: CodeMalformed for a body that is not one strict JSON array
+// of objects; CodeInvalid listing every problem of every record;
+// CodeTooLarge over Options.MaxBatchRecords; CodeUnauthorized, CodeForbidden
+// (write; delete too when a record asks deleteElementIrreversibly). While
+// this service's own workers run, it may keep body until they apply the
+// batch: the caller must not change it.
 func (s *Service) SubmitBatch(ctx context.Context, kind Kind, body []byte) (BatchReceipt, error) {
 	p, err := s.caller(ctx, kind, ActionWrite)
 	if err != nil {
@@ -44,7 +46,7 @@ func (s *Service) SubmitBatch(ctx context.Context, kind Kind, body []byte) (Batc
 	if err != nil {
 		return BatchReceipt{}, err
 	}
-	now := s.now()
+	now := s.Now()
 	b := &Batch{ID: id, Account: p.Account, Kind: kind, Payload: body, Count: count, Status: BatchWaiting,
 		Requested: now, StatusAt: now}
 	if err := s.store.EnqueueBatch(ctx, b); err != nil {
@@ -163,7 +165,7 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 		}
 	}
 	if len(all) == 0 && forbidden {
-		return 0, nil, errForbidden
+		return 0, nil, errForbidden()
 	}
 	return count, all, nil
 }

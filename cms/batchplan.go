@@ -6,11 +6,11 @@ import (
 	"slices"
 )
 
-// batchPlan follows, record by record, what a batch will have done when
-// its records are applied in order, so that checkBatch judges at submit
-// the rules single upserts judge on the merged record (DECISIONS §10): the
-// TRACK rule, URL aliases held by another record, references to records
-// the batch deleted. It keeps a few fields an id, never the records.
+// batchPlan follows, record by record, what a batch will have done when its
+// records are applied in order, so that checkBatch judges at submit the
+// rules single upserts judge on the merged record: the TRACK rule, URL
+// aliases held by another record, references to records the batch deleted.
+// It keeps a few fields an id, never the records.
 //
 // It reads the store as of the submit; what changes there before the
 // batch runs, and an alias that the batch generates for a record and a

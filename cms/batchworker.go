@@ -67,7 +67,7 @@ func (s *Service) runWorkers(ctx context.Context, n int) {
 // to be taken up again by the next claim; when the lease passed to
 // another worker, it is left to that one.
 func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) {
-	now := s.now()
+	now := s.Now()
 	b, err := s.store.ClaimBatch(ctx, owner, now, now.Add(s.opts.BatchLease))
 	if ErrorCode(err) == CodeNotFound {
 		return false, nil
@@ -79,7 +79,7 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 		s.handoff.take(b.ID)
 		s.log.ErrorContext(ctx, "cms: batch given up", "batch", b.ID, "attempts", b.Attempts-1)
 		fail := BatchResult{Error: fmt.Sprintf("Batch process given up after %d attempts", b.Attempts-1)}
-		if err := s.store.FinishBatch(ctx, b.ID, owner, BatchError, fail, s.now()); err != nil {
+		if err := s.store.FinishBatch(ctx, b.ID, owner, BatchError, fail, s.Now()); err != nil {
 			return true, fmt.Errorf("cms: finishing batch %s: %w", b.ID, err)
 		}
 		s.opts.Observer.BatchFinished(b.Kind, BatchError, fail, 0)
@@ -106,7 +106,7 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 			case <-applyCtx.Done():
 				return
 			case <-t.C:
-				err := s.store.HeartbeatBatch(applyCtx, b.ID, owner, s.now().Add(s.opts.BatchLease))
+				err := s.store.HeartbeatBatch(applyCtx, b.ID, owner, s.Now().Add(s.opts.BatchLease))
 				switch {
 				case ErrorCode(err) == CodeConflict: // another worker holds it now
 					leaseLost.Store(true)
@@ -155,7 +155,7 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 	// when ctx ends meanwhile, or the lease would apply it again.
 	s.log.WarnContext(ctx, "cms: batch failed", "batch", b.ID, "err", applyErr)
 	fail := BatchResult{Error: batchErrorText(applyErr)}
-	if err := s.store.FinishBatch(context.WithoutCancel(ctx), b.ID, owner, BatchError, fail, s.now()); err != nil {
+	if err := s.store.FinishBatch(context.WithoutCancel(ctx), b.ID, owner, BatchError, fail, s.Now()); err != nil {
 		return true, fmt.Errorf("cms: finishing batch %s: %w", b.ID, err)
 	}
 	s.opts.Observer.BatchFinished(b.Kind, BatchError, fail, time.Since(started))
@@ -168,7 +168,7 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 func (s *Service) endLease(ctx context.Context, id, owner string) {
 	rctx, done := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer done()
-	if err := s.store.HeartbeatBatch(rctx, id, owner, s.now().Add(-time.Microsecond)); err != nil {
+	if err := s.store.HeartbeatBatch(rctx, id, owner, s.Now().Add(-time.Microsecond)); err != nil {
 		s.log.WarnContext(ctx, "cms: ending a batch's lease", "batch", id, "err", err)
 	}
 }
@@ -336,7 +336,7 @@ func (s *Service) applyBatch(ctx context.Context, b *Batch, owner string) (Batch
 		// Done in the records' own transaction: a worker that no longer
 		// holds the batch commits nothing, and a crash after the commit
 		// leaves no applied batch to be applied again over later writes.
-		err = tx.FinishBatch(ctx, b.ID, owner, BatchDone, res, s.now())
+		err = tx.FinishBatch(ctx, b.ID, owner, BatchDone, res, s.Now())
 		if ErrorCode(err) == CodeConflict {
 			return fmt.Errorf("%w: %w", errBatchNotHeld, err)
 		}

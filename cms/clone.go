@@ -12,17 +12,16 @@ import (
 type CloneResult struct {
 	Kind  Kind
 	ID    string // the record cloned
-	NewID string
+	NewID string // the clone's id
 }
 
-// Clone copies record id of kind (DECISIONS §8): every field and the
-// record's own reference lists (a Map's resource lists, a Landing's
-// blocks), not the assignments made from the other side; id and urlAlias
-// get -copy, -copy-2, ...; the clone is unpublished. For a Resource, mapID
-// (when set) assigns the clone to that Map as PRIMARY. Errors: CodeNotFound
-// ("There is no <Kind> <id> to clone"); CodeConflict ("Not cloned <Kind>
-// <id>") when no new id fits or the Map does not exist; CodeUnauthorized,
-// CodeForbidden.
+// Clone copies record id of kind: every field and the record's own reference
+// lists (a Map's resource lists, a Landing's blocks), not the assignments
+// made from the other side; id and urlAlias get -copy, -copy-2, ...; the
+// clone is unpublished. For a Resource, mapID (when set) assigns the clone
+// to that Map as PRIMARY. Errors: CodeNotFound ("There is no <Kind> <id> to
+// clone"); CodeConflict ("Not cloned <Kind> <id>") when no new id fits or
+// the Map does not exist; CodeUnauthorized, CodeForbidden.
 func (s *Service) Clone(ctx context.Context, kind Kind, id, mapID string) (CloneResult, error) {
 	p, err := s.caller(ctx, kind, ActionWrite)
 	if err != nil {
@@ -35,7 +34,7 @@ func (s *Service) Clone(ctx context.Context, kind Kind, id, mapID string) (Clone
 		if err := tx.LockAccountWrites(ctx, p.Account); err != nil {
 			return err
 		}
-		now := s.now()
+		now := s.Now()
 		src, err := tx.GetRecord(ctx, p.Account, kind, id)
 		if ErrorCode(err) == CodeNotFound {
 			return &Error{Code: CodeNotFound, Message: "There is no " + kind.Title() + " " + id + " to clone"}

@@ -13,7 +13,7 @@ import (
 )
 
 // MaxDepth is the deepest nesting of objects and arrays a body may have
-// (DECISIONS §5); the record object itself is depth 1.
+// (a deeper one is malformed); the record object itself is depth 1.
 const MaxDepth = 32
 
 // errMalformed marks a body that is not one strict JSON value.

@@ -13,27 +13,31 @@ import (
 // DeleteResult is what Delete did: the ids deleted and, in the order asked,
 // those not deleted (missing, or named by a single reference).
 type DeleteResult struct {
-	Kind    Kind
+	Kind Kind
+	// Deleted are the ids deleted, in the order asked.
 	Deleted []string
-	Failed  []string
+	// Failed are the ids not deleted, in the order asked.
+	Failed []string
 }
 
 // NotDoneError is the cause of a delete that deleted nothing although some
 // of the records exist: the transport lists Failed beside the text.
 type NotDoneError struct {
+	// Failed are the ids not deleted, in the order asked.
 	Failed []string
 }
 
+// Error lists the ids not deleted.
 func (e *NotDoneError) Error() string { return "not deleted: " + strings.Join(e.Failed, ", ") }
 
-// Delete deletes records of kind, all in one transaction (DECISIONS §7): each
-// is taken out of every list that names it (those records get a new
-// timeLastUpdate) and out of its assignments; a record named by a single
-// reference (Landing.mapId, Proposal.mapId, Map.trackResourceId) is not
-// deleted. Some deleted: the result lists the others as Failed. Errors:
-// CodeNotFound ("No <Kinds> to delete") when none exists; CodeConflict
-// ("Deletion of <n> <Kinds> not done", with a *NotDoneError cause) when
-// some exist but none could be deleted; CodeUnauthorized, CodeForbidden.
+// Delete deletes records of kind, all in one transaction: each is taken out
+// of every list that names it (those records get a new timeLastUpdate) and
+// out of its assignments; a record named by a single reference
+// (Landing.mapId, Proposal.mapId, Map.trackResourceId) is not deleted. Some
+// deleted: the result lists the others as Failed. Errors: CodeNotFound ("No
+// <Kinds> to delete") when none exists; CodeConflict ("Deletion of <n>
+// <Kinds> not done", with a *NotDoneError cause) when some exist but none
+// could be deleted; CodeUnauthorized, CodeForbidden.
 func (s *Service) Delete(ctx context.Context, kind Kind, ids []string) (DeleteResult, error) {
 	p, err := s.caller(ctx, kind, ActionDelete)
 	if err != nil {
@@ -58,7 +62,7 @@ func (s *Service) deleteRecords(ctx context.Context, st Store, p Principal, kind
 			return err
 		}
 		res.Deleted, res.Failed, missing = nil, nil, 0
-		now := s.now()
+		now := s.Now()
 		for _, id := range ids {
 			deleted, err := s.deleteOne(ctx, tx, p.Account, kind, id, now)
 			switch {
@@ -74,7 +78,7 @@ func (s *Service) deleteRecords(ctx context.Context, st Store, p Principal, kind
 			}
 		}
 		if len(res.Deleted) == 0 {
-			return errNothingDeleted // roll back the list clean-ups of nothing
+			return &Error{Code: CodeConflict, Message: "nothing deleted", Err: errNothingDeleted} // roll back the list clean-ups of nothing
 		}
 		return nil
 	})
@@ -90,7 +94,9 @@ func (s *Service) deleteRecords(ctx context.Context, st Store, p Principal, kind
 	return res, nil
 }
 
-var errNothingDeleted = &Error{Code: CodeConflict, Message: "nothing deleted"}
+// errNothingDeleted marks the rollback of a delete that deleted nothing; it
+// never reaches the caller (Delete answers 404 or 409 instead).
+var errNothingDeleted = errors.New("cms: nothing deleted")
 
 // deleteOne deletes one record unless a single reference names it.
 func (s *Service) deleteOne(ctx context.Context, tx Store, account string, kind Kind, id string, now time.Time) (bool, error) {

@@ -49,14 +49,21 @@ func Codes() []Code {
 
 // Error is the library's error: a stable Code for programs, a Message safe
 // to show, the Problems of an invalid body, and the Err cause for operators
-// (logged, never sent).
+// (logged, never sent). Each call returns an *Error of its own, which the
+// caller may change.
 type Error struct {
-	Code     Code
-	Message  string
+	// Code classifies the error; ErrorCode reads it from a chain.
+	Code Code
+	// Message is safe to show a client; the HTTP layer sends it.
+	Message string
+	// Problems are the broken rules of a CodeInvalid refusal, every one.
 	Problems []Problem
-	Err      error
+	// Err is the cause, for logs; never sent.
+	Err error
 }
 
+// Error is "cms: <code>" and the message, the problems and the cause that
+// are set, for logs: the HTTP layer sends only Message and Problems.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("cms: ")
@@ -76,6 +83,7 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the cause, Err.
 func (e *Error) Unwrap() error { return e.Err }
 
 // ProblemText is the 409 fail text: one problem per line.
@@ -98,6 +106,7 @@ func ErrorCode(err error) Code {
 
 // Problem is one broken rule of one record.
 type Problem struct {
+	// Kind is the kind of the record.
 	Kind Kind
 	// ID is the record id as sent, or "(no id)" when the body has no
 	// string id.
@@ -120,11 +129,14 @@ func (p Problem) String() string {
 // driver errors in it, under an *Error of CodeUnavailable; the Service
 // runs the transaction again before it answers (Options.TxAttempts).
 type RaceError struct {
+	// Err is the driver's error.
 	Err error
 }
 
+// Error is "write race: " and the driver's error.
 func (e *RaceError) Error() string { return "write race: " + e.Err.Error() }
 
+// Unwrap returns the driver's error.
 func (e *RaceError) Unwrap() error { return e.Err }
 
 // IsRace reports whether err is a clash with a concurrent writer that a

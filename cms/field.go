@@ -4,8 +4,10 @@ package cms
 // (Set false) or holds Value. Absent matters because an update keeps every
 // field the body leaves out (merge semantics).
 type Opt[T any] struct {
+	// Value is the value when Set.
 	Value T
-	Set   bool
+	// Set is false for a field the body leaves out.
+	Set bool
 }
 
 // Some returns an Opt holding v.
@@ -17,9 +19,12 @@ func (Opt[T]) JSONSchemaAlias() any { var v T; return v }
 // Null is a nullable field with three states: absent (Set false), null (Set
 // true, Valid false) and a value (Set and Valid true).
 type Null[T any] struct {
+	// Value is the value when Valid.
 	Value T
+	// Valid is false for null or absent.
 	Valid bool
-	Set   bool
+	// Set is false for a field the body leaves out.
+	Set bool
 }
 
 // NullOf returns a Null holding v.

@@ -449,7 +449,7 @@ func TestFullFixturesSetEveryField(t *testing.T) {
 		}
 		// Example truncates its texts to the field's size, so short fields
 		// may repeat one text in every language; only that is forgiven.
-		got := unsetFields(reflect.ValueOf(Example(kind, langs)).Elem(), langs.All, "")
+		got := unsetFields(reflect.ValueOf(SampleRecord(kind, langs)).Elem(), langs.All, "")
 		got = slices.DeleteFunc(got, func(s string) bool { return strings.Contains(s, "(same as ") })
 		if len(got) > 0 {
 			t.Errorf("%s Example leaves fields unset:\n%s", kind, strings.Join(got, "\n"))
@@ -666,7 +666,7 @@ func countNulls(tb testing.TB, data []byte) int {
 // table, in its order (write-only mapIdsAdd, mapSecondaryIdsAdd,
 // poiResourceIdsAdd and deleteElementIrreversibly left out), and
 // resourceContractMultiLang its list of multi-language Resource fields,
-// both copied from service-interface.md.
+// both copied from the API's specification.
 const (
 	resourceContractFields = `id published timeLastUpdate title shortDescription htmlDescription htmlContent image
 		multimedia multimediaTitle urlAlias canonicalUrl externalUrl externalUrlLabel redirectLoadTo locationLat

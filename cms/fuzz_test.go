@@ -30,7 +30,7 @@ type fuzzSeed struct {
 
 // fuzzSeeds are the inputs FuzzDecode starts from: the encoded full
 // fixtures, minimal bodies, and the syntax Decode must reject or accept
-// exactly (DECISIONS §5).
+// exactly (docs/records.md, Decoding).
 func fuzzSeeds(tb testing.TB) []fuzzSeed {
 	tb.Helper()
 	c := mustCodec(tb, testLangs(tb))

@@ -5,6 +5,8 @@ import "github.com/microcosm-cc/bluemonday"
 // Sanitizer cleans the HTML of HTML fields before it is stored. It must be
 // safe for concurrent use.
 type Sanitizer interface {
+	// Sanitize returns html with what the policy refuses taken out; it
+	// cannot fail.
 	Sanitize(html string) string
 }
 

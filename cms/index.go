@@ -8,6 +8,7 @@ import (
 // RecordIndex is what a store keeps beside a record's document, so that it
 // can filter and look up without reading documents.
 type RecordIndex struct {
+	// Published is the record's published flag, which reads filter on.
 	Published bool
 	// Lat and Lon are the location; a record is on the map only when both
 	// are valid.

@@ -46,6 +46,7 @@ func (k Kind) Plural() string { return k.Title() + "s" }
 // Record is implemented by the pointer of every record kind: *Resource,
 // *Map, *Landing and *Proposal.
 type Record interface {
+	// Kind returns the record's kind, whatever its contents.
 	Kind() Kind
 	// RecordID returns the record's id.
 	RecordID() string
@@ -66,12 +67,26 @@ func NewRecord(k Kind) Record {
 	return nil
 }
 
+// Kind returns KindResource.
 func (*Resource) Kind() Kind { return KindResource }
-func (*Map) Kind() Kind      { return KindMap }
-func (*Landing) Kind() Kind  { return KindLanding }
+
+// Kind returns KindMap.
+func (*Map) Kind() Kind { return KindMap }
+
+// Kind returns KindLanding.
+func (*Landing) Kind() Kind { return KindLanding }
+
+// Kind returns KindProposal.
 func (*Proposal) Kind() Kind { return KindProposal }
 
+// RecordID returns r.ID.
 func (r *Resource) RecordID() string { return r.ID }
-func (m *Map) RecordID() string      { return m.ID }
-func (l *Landing) RecordID() string  { return l.ID }
+
+// RecordID returns m.ID.
+func (m *Map) RecordID() string { return m.ID }
+
+// RecordID returns l.ID.
+func (l *Landing) RecordID() string { return l.ID }
+
+// RecordID returns p.ID.
 func (p *Proposal) RecordID() string { return p.ID }

@@ -11,10 +11,14 @@ import (
 // user, the permissions and the account's languages. transport puts it in
 // the request context (WithPrincipal); the Service reads it from there.
 type Principal struct {
+	// Account is the id of the account whose records the caller sees.
 	Account string
-	User    string
-	Perms   []string
-	Langs   Languages
+	// User is the username.
+	User string
+	// Perms are the permissions, as Identity.Perms; Can checks them.
+	Perms []string
+	// Langs are the account's languages, which decode and encode records.
+	Langs Languages
 }
 
 type principalKey struct{}
@@ -33,7 +37,8 @@ func PrincipalFrom(ctx context.Context) (Principal, bool) {
 // Action is what a permission allows on a kind.
 type Action string
 
-// The actions of DECISIONS §1: write covers create, update, clone and batch.
+// The actions a permission names: write covers create, update, clone and
+// batch.
 const (
 	ActionRead   Action = "read"
 	ActionWrite  Action = "write"
@@ -65,10 +70,10 @@ func Allowed(perms []string, kind Kind, action Action) bool {
 func (s *Service) caller(ctx context.Context, kind Kind, action Action) (Principal, error) {
 	p, ok := PrincipalFrom(ctx)
 	if !ok {
-		return Principal{}, errUnauthorized
+		return Principal{}, errUnauthorized()
 	}
 	if !p.Can(kind, action) {
-		return Principal{}, errForbidden
+		return Principal{}, errForbidden()
 	}
 	return p, nil
 }

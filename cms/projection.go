@@ -5,10 +5,10 @@ import (
 	"slices"
 )
 
-// Projection selects the fields of a read (DECISIONS §3): /fields keeps
-// only the names given, /ignoreFields leaves names out (after /fields),
-// /excludeFiles leaves out every file field, nested items' images
-// included. id is always written.
+// Projection selects the fields of a read: /fields keeps only the names
+// given, /ignoreFields leaves names out (after /fields), /excludeFiles
+// leaves out every file field, nested items' images included. id is always
+// written.
 type Projection struct {
 	keep         map[string]bool // wire names; nil: all
 	excludeFiles bool

@@ -9,7 +9,7 @@ import "context"
 // Hosts call it now and then (the standalone server hourly); nothing
 // depends on it for correctness, only the tables' size.
 func (s *Service) Purge(ctx context.Context) error {
-	now := s.now()
+	now := s.Now()
 	if _, err := s.store.PurgeRefreshTokens(ctx, now); err != nil {
 		return err
 	}

@@ -9,12 +9,14 @@ import (
 	"time"
 )
 
-// ReadParams select the records Read returns (DECISIONS §3, §4).
+// ReadParams select the records Read returns (the options of docs/api.md,
+// Read).
 type ReadParams struct {
 	// IDs, when set, names the records, answered in the order asked
 	// (missing ones left out); otherwise every matching record streams in
 	// ascending id order.
-	IDs       []string
+	IDs []string
+	// Published filters by the published flag; default PublishedOnly.
 	Published Published
 	// MapID keeps Resources assigned to that Map in either role.
 	MapID string
@@ -62,7 +64,7 @@ func (s *Service) Read(ctx context.Context, kind Kind, p ReadParams) (iter.Seq2[
 		}
 	}
 	if kind == KindProposal {
-		now := s.now()
+		now := s.Now()
 		for _, e := range kept {
 			if err := s.store.CountAccess(ctx, pr.Account, kind, e.Record.RecordID(), now); err != nil {
 				return nil, err
@@ -176,7 +178,7 @@ func (s *Service) Wire(e *Entry) Record {
 func (s *Service) Codec(ctx context.Context) (*Codec, error) {
 	p, ok := PrincipalFrom(ctx)
 	if !ok {
-		return nil, errUnauthorized
+		return nil, errUnauthorized()
 	}
 	return s.codec(p.Langs)
 }
@@ -188,7 +190,7 @@ func (s *Service) Codec(ctx context.Context) (*Codec, error) {
 func (s *Service) AccountCodec(ctx context.Context) (*Codec, error) {
 	p, ok := PrincipalFrom(ctx)
 	if !ok {
-		return nil, errUnauthorized
+		return nil, errUnauthorized()
 	}
 	acc, err := s.store.GetAccount(ctx, p.Account)
 	if err != nil {
@@ -206,7 +208,7 @@ func ETag(e *Entry) string {
 }
 
 // etagMatches reads an If-Match list: "*", or one of the tags (weak ones
-// never match, RFC 9110 §13.1.1).
+// never match: RFC 9110, section 13.1.1).
 func etagMatches(header, etag string) bool {
 	for tag := range strings.SplitSeq(header, ",") {
 		tag = strings.TrimSpace(tag)

@@ -83,7 +83,7 @@ func refUses(spec *typeSpec, v reflect.Value, prefix string, uses []refUse) []re
 }
 
 // checkReferences reports every id the body names that does not exist in
-// the account (DECISIONS §6). A record may name itself.
+// the account. A record may name itself.
 //
 // assigned are the record's stored assignment lists (read in tx): the
 // records they name exist, as an assignment goes with either of its

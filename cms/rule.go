@@ -57,7 +57,7 @@ const (
 // characters, so RE2 and ECMA-262 read it alike.
 const aliasExcluded = `\x00-\x20\x7F-` + "\u009F\u00A0\u1680\u2000-\u200A\u2028-\u202F\u205F\u2066-\u2069\u3000\uFEFF" + `\\`
 
-// emailPattern is the bare address net/mail reads (DECISIONS §5): a
+// emailPattern is the bare address net/mail reads, contactEmail's rule: a
 // dot-atom or a quoted string, "@", a dot-atom or an IPv4 literal; no
 // display name, comment or space outside quotes. Atoms are printable ASCII
 // but the specials, or any non-ASCII character, as in net/mail, which sets
@@ -117,10 +117,10 @@ var noNULPattern = regexp.MustCompile(`^[^\x00]*$`)
 // none.
 var singleRefPattern = regexp.MustCompile(`^(` + idPattern + `)?$`)
 
-// The read options of the HTTP API (DECISIONS §3, docs/api.md): path
-// keywords after a kind or an id list, each followed by its value but
-// OptExcludeFiles. They are never record ids (IsReservedID); transport
-// reads paths with these names.
+// The read options of the HTTP API (docs/api.md, Read): path keywords after
+// a kind or an id list, each followed by its value but OptExcludeFiles. They
+// are never record ids (IsReservedID); transport reads paths with these
+// names.
 const (
 	// OptPublished filters by the published flag: /published/{1|0|*}.
 	OptPublished = "published"
@@ -144,8 +144,8 @@ const (
 	OptUpdatedSince = "updatedSince"
 )
 
-// The path keywords of the HTTP API's other routes (DECISIONS §3): like
-// the read options, they are never record ids (IsReservedID).
+// The path keywords of the HTTP API's other routes (clone, batch, schemas):
+// like the read options, they are never record ids (IsReservedID).
 const (
 	// KeywordClone names the clone route: <kind>/clone[/{id}][/map/{mapId}].
 	KeywordClone = "clone"

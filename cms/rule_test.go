@@ -139,12 +139,12 @@ func TestSchemaPatternsPortable(t *testing.T) {
 	}
 }
 
-// TestEmailRule: the e-mail rule is net/mail's bare address (DECISIONS
-// §5). Every address the rule takes, net/mail reads with no display name;
-// every candidate net/mail reads as itself, without the characters that
-// only comments, display names and spaces use, the rule takes, IPv6
-// literals aside (left out on purpose). Candidates are built from the
-// characters where the grammars could part.
+// TestEmailRule: the e-mail rule is net/mail's bare address. Every address
+// the rule takes, net/mail reads with no display name; every candidate
+// net/mail reads as itself, without the characters that only comments,
+// display names and spaces use, the rule takes, IPv6 literals aside (left
+// out on purpose). Candidates are built from the characters where the
+// grammars could part.
 func TestEmailRule(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))

@@ -17,7 +17,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite docs/schemas/*.json from the struct tags (languages en,it,de)")
 
-// schemaDialect is the dialect every schema root declares (DECISIONS §9),
+// schemaDialect is the dialect every schema root declares (draft 2020-12),
 // spelt out rather than taken from SchemaDialect.
 const schemaDialect = "https://json-schema.org/draft/2020-12/schema"
 
@@ -84,9 +84,9 @@ func firstDifferentLine(got, want []byte) int {
 	return min(len(g), len(w)) + 1
 }
 
-// The contract, copied verbatim from service-interface.md: the field tables
-// (Field | Type | Constraints | Meaning), the item descriptions written as
-// prose, and the lists of multi-language fields.
+// The contract, copied verbatim from the API's specification: the field
+// tables (Field | Type | Constraints | Meaning), the item descriptions
+// written as prose, and the lists of multi-language fields.
 var contractTables = map[string]string{
 	"resource": `
 | id | string | required; size (3, 80) | unique key |
@@ -300,12 +300,11 @@ var contractMultiLangLists = map[Kind]string{
 }
 
 // contractExtras are properties the schema has beyond the contract tables:
-// deleteElementIrreversibly applies to Proposals too (DECISIONS §9).
+// deleteElementIrreversibly applies to Proposals too, as to every kind.
 var contractExtras = map[string][]string{"proposal": {"deleteElementIrreversibly"}}
 
 // contractNullExceptions are fields the contract does not mark nullable
-// that read as null: a Proposal never read by id has statsLastAccess null
-// (DECISIONS §13).
+// that read as null: a Proposal never read by id has statsLastAccess null.
 var contractNullExceptions = map[string]bool{"proposal.statsLastAccess": true}
 
 // tableField is one field of a contract table.
@@ -540,7 +539,8 @@ func walkSchema(n any, pointer string, visit func(pointer string, n schemaNode))
 }
 
 // TestSchemaStructure checks the generated schema of every kind for en,it,de
-// against DECISIONS §9 and the contract tables.
+// against the contract tables and what docs/records.md (JSON Schemas) says
+// every schema has.
 func TestSchemaStructure(t *testing.T) {
 	t.Parallel()
 	langs := schemaTestLangs(t)
@@ -691,8 +691,8 @@ func checkContractField(tb testing.TB, where string, f tableField, p schemaNode)
 	case "uri":
 		wantType, format = "string", "uri"
 	case "email":
-		// net/mail's bare address as a pattern: format "email" reads
-		// another grammar (DECISIONS §5 names net/mail).
+		// net/mail's bare address as a pattern, the rule of contactEmail:
+		// format "email" reads another grammar.
 		wantType = "string"
 		if pat, _ := p["pattern"].(string); pat != emailPattern {
 			tb.Errorf("%s: pattern %v, want the net/mail address pattern", where, p["pattern"])
@@ -756,8 +756,9 @@ func checkContractField(tb testing.TB, where string, f tableField, p schemaNode)
 	}
 }
 
-// checkReadWriteOnly checks readOnly and writeOnly on a record's properties
-// (DECISIONS §9).
+// checkReadWriteOnly checks readOnly and writeOnly on a record's
+// properties: the stats and timeLastUpdate are read-only, the ...Add lists
+// and deleteElementIrreversibly write-only.
 func checkReadWriteOnly(tb testing.TB, where string, props map[string]schemaNode) {
 	tb.Helper()
 	readOnly := []string{"timeLastUpdate", "statsAccess", "statsLastAccess"}
@@ -772,7 +773,7 @@ func checkReadWriteOnly(tb testing.TB, where string, props map[string]schemaNode
 		}
 	}
 	if _, ok := props["deleteElementIrreversibly"]; !ok {
-		tb.Errorf("%s: no deleteElementIrreversibly (every kind has it, DECISIONS §9)", where)
+		tb.Errorf("%s: no deleteElementIrreversibly (every kind has it)", where)
 	}
 	if _, ok := props["timeLastUpdate"]; !ok {
 		tb.Errorf("%s: no timeLastUpdate", where)
@@ -780,7 +781,7 @@ func checkReadWriteOnly(tb testing.TB, where string, props map[string]schemaNode
 }
 
 // TestSchemaMultipleStructure checks schema.multiple.json: an array whose
-// items are schema.json without its $schema (DECISIONS §9).
+// items are schema.json without its $schema.
 func TestSchemaMultipleStructure(t *testing.T) {
 	t.Parallel()
 	langs := schemaTestLangs(t)

@@ -255,14 +255,10 @@ func NewService(store Store, opts *Options) (*Service, error) {
 	return s, nil
 }
 
-// Store returns the Store the service runs on.
-func (s *Service) Store() Store { return s.store }
-
-// Now reads the service's clock (Options.Now), so the HTTP layer dates
-// tokens by the same clock.
+// Now reads the service's clock (Options.Now, default time.Now): the time
+// records, batches and sessions are dated by, so a host (and the HTTP
+// layer's tokens) can date things by the same clock.
 func (s *Service) Now() time.Time { return s.opts.Now() }
-
-func (s *Service) now() time.Time { return s.opts.Now() }
 
 func (s *Service) randomHex(n int) (string, error) {
 	b := make([]byte, n)

@@ -15,6 +15,7 @@ import (
 // Session is what a login or a refresh gives: the principal for the access
 // token and a new refresh token.
 type Session struct {
+	// Principal is the user the access token is for.
 	Principal Principal
 	// RefreshToken is the opaque value for the client; only its SHA-256 is
 	// stored.
@@ -31,11 +32,14 @@ type ThrottledError struct {
 	RetryAfter time.Duration
 }
 
+// Error says that logins are throttled and for how long.
 func (e *ThrottledError) Error() string {
 	return fmt.Sprintf("too many failed logins; retry after %s", e.RetryAfter)
 }
 
-var errUnauthorized = &Error{Code: CodeUnauthorized, Message: "Unauthorized"}
+// errUnauthorized is a new 401 each time: an error handed to a caller is
+// theirs to change.
+func errUnauthorized() error { return &Error{Code: CodeUnauthorized, Message: "Unauthorized"} }
 
 // refreshTokenBytes is 256 bits, base64url without padding: 43 characters.
 const (
@@ -69,19 +73,19 @@ func (s *Service) login(ctx context.Context, username, password string, client n
 		if err := s.hasher.burn(ctx, password[:min(len(password), MaxPasswordLength)]); err != nil {
 			return nil, err
 		}
-		return nil, errUnauthorized
+		return nil, errUnauthorized()
 	}
-	now := s.now()
+	now := s.Now()
 	address := throttleAddress(client)
 	if err := s.reserveLogin(ctx, username, address, now); err != nil {
 		return nil, err
 	}
 	id, err := s.creds.Authenticate(ctx, username, password)
 	if err == nil && id.Disabled {
-		err = errUnauthorized
+		err = errUnauthorized()
 	}
 	if ErrorCode(err) == CodeUnauthorized {
-		return nil, errUnauthorized // the reservation stays, as the failure
+		return nil, errUnauthorized() // the reservation stays, as the failure
 	}
 	if err != nil {
 		// The password was not judged (the store unreachable, the caller
@@ -119,18 +123,18 @@ func (s *Service) login(ctx context.Context, username, password string, client n
 func (s *Service) Refresh(ctx context.Context, token string) (*Session, error) {
 	hash, ok := refreshHash(token)
 	if !ok {
-		return nil, errUnauthorized
+		return nil, errUnauthorized()
 	}
 	rt, err := s.store.GetRefreshToken(ctx, hash)
 	if ErrorCode(err) == CodeNotFound {
-		return nil, errUnauthorized
+		return nil, errUnauthorized()
 	}
 	if err != nil {
 		return nil, err
 	}
-	now := s.now()
+	now := s.Now()
 	if !rt.Revoked.IsZero() || !now.Before(rt.Expires) || !now.Before(rt.FamilyExpires) {
-		return nil, errUnauthorized
+		return nil, errUnauthorized()
 	}
 	id, err := s.creds.Lookup(ctx, rt.User)
 	if ErrorCode(err) == CodeNotFound || err == nil && (id.Disabled || id.Account != rt.Account) {
@@ -206,7 +210,7 @@ func (s *Service) revoke(ctx context.Context, family string, now time.Time) erro
 	if err := s.store.RevokeFamily(ctx, family, now); err != nil {
 		return err
 	}
-	return errUnauthorized
+	return errUnauthorized()
 }
 
 // Logout revokes the family of a refresh token. An empty, unknown or
@@ -223,7 +227,7 @@ func (s *Service) Logout(ctx context.Context, token string) error {
 	if err != nil {
 		return err
 	}
-	return s.store.RevokeFamily(ctx, rt.Family, s.now())
+	return s.store.RevokeFamily(ctx, rt.Family, s.Now())
 }
 
 // CheckPrincipal confirms that the user of an access token may still act:
@@ -231,7 +235,7 @@ func (s *Service) Logout(ctx context.Context, token string) error {
 // answer is remembered for Options.UserRecheck. CodeUnauthorized when it
 // may not.
 func (s *Service) CheckPrincipal(ctx context.Context, p Principal) error {
-	now := s.now()
+	now := s.Now()
 	st, ok := s.users.get(p.User, now)
 	if !ok {
 		id, err := s.creds.Lookup(ctx, p.User)
@@ -247,7 +251,7 @@ func (s *Service) CheckPrincipal(ctx context.Context, p Principal) error {
 		s.users.put(p.User, st)
 	}
 	if !st.ok || st.account != p.Account {
-		return errUnauthorized
+		return errUnauthorized()
 	}
 	return nil
 }

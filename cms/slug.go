@@ -10,7 +10,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// Slug makes the slug of DECISIONS §13: Unicode NFKD, combining marks
+// Slug makes the slug of a generated urlAlias: Unicode NFKD, combining marks
 // dropped, lowercased, every run of characters outside a-z0-9 one "-",
 // trimmed of "-". "Caffè Nero!" gives "caffe-nero"; "" when nothing is
 // left.

@@ -56,6 +56,7 @@ type Features struct {
 // Entry is a record as stored: its document and what the store keeps
 // beside it.
 type Entry struct {
+	// Account is the id of the account the record belongs to.
 	Account string
 	// Record holds every field but the read-only ones; on reads, a
 	// Resource's mapIds/mapSecondaryIds and a Map's resourceIds/
@@ -105,8 +106,10 @@ type BBox struct {
 // ListParams selects the records ListRecords streams, in ascending id
 // order (byte order).
 type ListParams struct {
-	Account   string
-	Kind      Kind
+	// Account and Kind are the records listed: always both.
+	Account string
+	Kind    Kind
+	// Published filters by the published flag.
 	Published Published
 	// MapID, when set, keeps Resources assigned to that Map in either role.
 	MapID string
@@ -213,6 +216,7 @@ type RecordStore interface {
 
 // AliasNumberParams selects the aliases AliasNumbers reads.
 type AliasNumberParams struct {
+	// Account, Kind and Lang are where the aliases are unique.
 	Account string
 	Kind    Kind
 	Lang    string
@@ -262,13 +266,16 @@ type AssignmentStore interface {
 // AssignmentList is one list of AppendAssignments: the ids of the other
 // side an owner has in role, in order.
 type AssignmentList struct {
+	// Owner is the id of the Resource or Map the list is of.
 	Owner string
 	Role  Role
-	IDs   []string
+	// IDs are the other side's ids, in order.
+	IDs []string
 }
 
 // Reference is one id a record's document names.
 type Reference struct {
+	// FromKind and FromID are the record whose document names the target.
 	FromKind Kind
 	FromID   string
 	// Field is the wire path of the list or field, without indexes and
@@ -278,7 +285,8 @@ type Reference struct {
 	// ToKind is the target named: a kind ("resource", "map"), or
 	// RefMapOrLanding for a Landing block's resourceIds.
 	ToKind string
-	ToID   string
+	// ToID is the id named.
+	ToID string
 	// Single is true for a single reference (Landing.mapId,
 	// Proposal.mapId, Map.trackResourceId): the named record cannot be
 	// deleted while it stands.
@@ -287,17 +295,19 @@ type Reference struct {
 
 // Account owns records, users, tokens and batches.
 type Account struct {
-	ID    string
+	// ID is a valid record id (ValidID), unique in the store.
+	ID string
+	// Langs are the languages of its records.
 	Langs Languages
 }
 
 // User is a person who logs in.
 type User struct {
-	Name         string // unique in the deployment
-	Account      string
-	PasswordHash string // PHC string (argon2id)
-	Perms        []string
-	Disabled     bool
+	Name         string   // unique in the deployment
+	Account      string   // the account it acts for
+	PasswordHash string   // PHC string (argon2id)
+	Perms        []string // as Identity.Perms
+	Disabled     bool     // refuses logins and the user's tokens
 	// Changed is when the password, the perms or Disabled last changed.
 	Changed time.Time
 }
@@ -305,8 +315,8 @@ type User struct {
 // RefreshToken is a stored refresh token; its value is kept only as a
 // SHA-256 hash.
 type RefreshToken struct {
-	Hash    []byte
-	Family  string
+	Hash    []byte // SHA-256 of the token's value
+	Family  string // shared by the tokens of one login, revoked together
 	Parent  []byte // hash of the token it replaced; nil for the first
 	User    string
 	Account string
@@ -323,6 +333,7 @@ type RefreshToken struct {
 // store compares counts with the limits it is given; the limits and what
 // an address is are the Service's.
 type LoginAttempt struct {
+	// Username is the name tried, whether a user has it or not.
 	Username string
 	// Address is the client address the attempt comes from, as the
 	// Service names it; any string, "" included, is one address.
@@ -338,7 +349,8 @@ type LoginAttempt struct {
 	// in the window over all addresses, unless Address is known: a
 	// success from it was recorded (LoginSucceeded) at or after
 	// KnownSince. A limit of 0 is none.
-	UserLimit  int
+	UserLimit int
+	// KnownSince: see UserLimit.
 	KnownSince time.Time
 }
 
@@ -448,14 +460,18 @@ const (
 
 // Batch is a queued batch create/update.
 type Batch struct {
+	// ID is the batch's id, unique in the store; Account and Kind are
+	// whose records it holds.
 	ID      string
 	Account string
 	Kind    Kind
 	// Payload is the JSON array as received: set for EnqueueBatch, read
 	// back with BatchPayload (the other calls leave it empty).
-	Payload   []byte
-	Count     int
-	Status    BatchStatus
+	Payload []byte
+	// Count is the number of records in Payload.
+	Count  int
+	Status BatchStatus
+	// Requested is when it was enqueued.
 	Requested time.Time
 	// StatusAt is when Status last changed.
 	StatusAt time.Time
@@ -464,13 +480,17 @@ type Batch struct {
 	LeaseUntil time.Time
 	// Attempts counts claims.
 	Attempts int
-	Result   BatchResult
+	// Result is set when Status is done or error.
+	Result BatchResult
 }
 
 // BatchResult is what applying a batch did.
 type BatchResult struct {
+	// Created, Updated and Skipped count the records of a done batch by
+	// Outcome.
 	Created, Updated, Skipped int
-	Error                     string
+	// Error is why a batch ended in error, safe to show its submitter.
+	Error string
 }
 
 // BatchStore keeps the batch queue.

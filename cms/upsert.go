@@ -7,6 +7,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -22,10 +23,28 @@ const (
 	Deleted
 )
 
+// String names the outcome: "skipped", "created", "updated" or "deleted"
+// ("Outcome(n)" for a value outside these).
+func (o Outcome) String() string {
+	switch o {
+	case Skipped:
+		return "skipped"
+	case Created:
+		return "created"
+	case Updated:
+		return "updated"
+	case Deleted:
+		return "deleted"
+	}
+	return "Outcome(" + strconv.Itoa(int(o)) + ")"
+}
+
 // UpsertResult is the answer of Upsert.
 type UpsertResult struct {
-	Kind    Kind
-	ID      string
+	Kind Kind
+	// ID is the record's id.
+	ID string
+	// Outcome is what the upsert did, which picks the HTTP status.
 	Outcome Outcome
 }
 
@@ -38,14 +57,13 @@ type UpsertOptions struct {
 }
 
 // Upsert creates or updates one record of kind from a JSON body, for the
-// principal in ctx (DECISIONS §5): fields present replace, absent ones
-// keep, null clears; read-only fields are ignored; references are checked
-// and both sides of every assignment kept in agreement; a record equal to
-// the stored one is Skipped without a write. Errors: CodeMalformed for a
-// body that is not one strict JSON object; CodeInvalid listing every
-// problem; CodeUnauthorized and CodeForbidden for the caller;
-// CodePrecondition for a stale IfMatch; with deleteElementIrreversibly,
-// those of Delete.
+// principal in ctx: fields present replace, absent ones keep, null clears;
+// read-only fields are ignored; references are checked and both sides of
+// every assignment kept in agreement; a record equal to the stored one is
+// Skipped without a write. Errors: CodeMalformed for a body that is not one
+// strict JSON object; CodeInvalid listing every problem; CodeUnauthorized
+// and CodeForbidden for the caller; CodePrecondition for a stale IfMatch;
+// with deleteElementIrreversibly, those of Delete.
 func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *UpsertOptions) (UpsertResult, error) {
 	p, err := s.caller(ctx, kind, ActionWrite)
 	if err != nil {
@@ -73,7 +91,7 @@ func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *Upse
 	s.sanitize(patch)
 	if deleteAsked(patch) && problems == nil {
 		if !p.Can(kind, ActionDelete) {
-			return UpsertResult{}, errForbidden
+			return UpsertResult{}, errForbidden()
 		}
 		return s.deleteByBody(ctx, p, kind, id)
 	}
@@ -123,7 +141,7 @@ func (s *Service) upsertIn(ctx context.Context, tx upsertStore, p Principal, cod
 	problems []fieldProblem, o UpsertOptions) (UpsertResult, error) {
 	kind, id := patch.Kind(), patch.RecordID()
 	res := UpsertResult{Kind: kind, ID: id}
-	now := s.now()
+	now := s.Now()
 	entry, err := tx.GetRecord(ctx, p.Account, kind, id)
 	switch {
 	case ErrorCode(err) == CodeNotFound:
@@ -132,7 +150,7 @@ func (s *Service) upsertIn(ctx context.Context, tx upsertStore, p Principal, cod
 		return res, err
 	}
 	if o.IfMatch != "" && (entry == nil || !etagMatches(o.IfMatch, ETag(entry))) {
-		return res, errPrecondition
+		return res, errPrecondition()
 	}
 	var merged Record
 	var before []byte
@@ -201,10 +219,13 @@ func (s *Service) upsertIn(ctx context.Context, tx upsertStore, p Principal, cod
 	return res, tx.PutRecord(ctx, entry)
 }
 
-var (
-	errForbidden    = &Error{Code: CodeForbidden, Message: "Forbidden"}
-	errPrecondition = &Error{Code: CodePrecondition, Message: "Precondition failed"}
-)
+// errForbidden and errPrecondition are new errors each time, like
+// errUnauthorized.
+func errForbidden() error { return &Error{Code: CodeForbidden, Message: "Forbidden"} }
+
+func errPrecondition() error {
+	return &Error{Code: CodePrecondition, Message: "Precondition failed"}
+}
 
 func deleteAsked(rec Record) bool {
 	switch r := rec.(type) {
@@ -220,8 +241,8 @@ func deleteAsked(rec Record) bool {
 	return false
 }
 
-// newWithDefaults is a new record with the values fixed at creation
-// (DECISIONS §5, §13).
+// newWithDefaults is a new record with the values a body that leaves them
+// out gets at creation: unpublished, and a Map's route planner settings.
 func newWithDefaults(kind Kind, id string) Record {
 	switch kind {
 	case KindResource:

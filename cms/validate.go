@@ -247,7 +247,8 @@ func joinList(list []string) string {
 }
 
 // bodyProblems checks rules between fields of one body: a record in both
-// roles of one Resource-Map assignment (DECISIONS §13).
+// roles of one Resource-Map assignment (a Resource is a Map's primary or
+// secondary, never both).
 func bodyProblems(rec Record, add func(path, text string)) {
 	switch r := rec.(type) {
 	case *Resource:

@@ -132,7 +132,7 @@ func TestDecodeFieldRules(t *testing.T) {
 		{"email", cms.KindResource, `{"id":"abc","contactEmail":"Name <a@example.com>"}`, "Resource abc: contactEmail: must be an e-mail address"},
 		{"email ok", cms.KindResource, `{"id":"abc","contactEmail":"a.b@example.com"}`, ""},
 		{"names written with escapes", cms.KindResource, `{"\u0069d":"abc","t\u0069tle_it":"x","\u0078":1}`, "Resource abc: x: unknown field"},
-		// net/mail's bare addresses (DECISIONS §5), also the rare forms.
+		// net/mail's bare addresses, also the rare forms.
 		{"email quoted local part", cms.KindResource, `{"id":"abc","contactEmail":"\"john doe\"@example.com"}`, ""},
 		{"email long local part", cms.KindResource, `{"id":"abc","contactEmail":"` + strings.Repeat("a", 65) + `@example.com"}`, ""},
 		{"email dotless domain", cms.KindResource, `{"id":"abc","contactEmail":"a@localhost"}`, ""},

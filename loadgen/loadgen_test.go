@@ -96,7 +96,7 @@ func TestBatch(t *testing.T) {
 	}
 	got := stored(t, base, "tb")
 	langs, _ := cms.ParseLanguages("en,it,de")
-	want := cms.Example(cms.KindResource, langs).(*cms.Resource).Title["en"]
+	want := cms.SampleRecord(cms.KindResource, langs).(*cms.Resource).Title["en"]
 	if len(got) != 100 {
 		t.Fatalf("%d records stored, want 100", len(got))
 	}

@@ -207,7 +207,7 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 	}
 	shape := o.Record
 	if o.Scenario == "scale" {
-		shape = "typical" // the set's own: cms.Example in the default language
+		shape = "typical" // the set's own: cms.SampleRecord in the default language
 	}
 	fmt.Fprintf(stdout, "loadgen: %s, %s as %s, langs %s, %s records, %d clients, prefix %s\n",
 		o.Scenario, o.URL, o.User, langs, shape, o.Clients, o.Prefix)

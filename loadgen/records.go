@@ -30,7 +30,7 @@ func newRecords(langs cms.Languages, full bool) (*records, error) {
 func (r *records) writer() *recordWriter {
 	w := &recordWriter{records: r}
 	if r.full {
-		w.rec = cms.Example(cms.KindResource, r.langs).(*cms.Resource)
+		w.rec = cms.SampleRecord(cms.KindResource, r.langs).(*cms.Resource)
 	} else {
 		w.rec = &cms.Resource{Published: cms.Some(true), Title: cms.Langs[string]{},
 			HTMLContent: cms.Langs[cms.Null[string]]{}, ResourceCategories: cms.NullOf([]string{"cat1", "cat2"})}
@@ -47,7 +47,7 @@ type recordWriter struct {
 
 // append appends the record with id (the n-th of its writer) to dst. A
 // small record is published, titled smallTitle in every language, located
-// and categorised; a full one is cms.Example with its own id and aliases.
+// and categorised; a full one is cms.SampleRecord with its own id and aliases.
 func (w *recordWriter) append(dst []byte, id string, n int) []byte {
 	rec := w.rec
 	rec.ID = id

@@ -150,7 +150,7 @@ func BenchmarkBatchOnto100000(b *testing.B) {
 func typicalRecord() []byte {
 	langs, _ := cms.NewLanguages("en", "en")
 	codec, _ := cms.NewCodec(langs)
-	return codec.AppendPatch(nil, cms.Example(cms.KindResource, langs))
+	return codec.AppendPatch(nil, cms.SampleRecord(cms.KindResource, langs))
 }
 
 // BenchmarkBatchSizes measures full-Resource batches of several sizes on

@@ -25,7 +25,7 @@ var testSecret = []byte("0123456789abcdef0123456789abcdef")
 // testPassword is the password of every fixture user.
 const testPassword = "correct horse battery"
 
-// cheapPasswords keep argon2id fast in tests (DECISIONS §13 allows it).
+// cheapPasswords keep argon2id fast in tests (cms.Options.Passwords).
 var cheapPasswords = cms.PasswordParams{Memory: 64, Time: 1, Threads: 1}
 
 // clock is a settable clock shared by the service and the handler.

@@ -22,8 +22,8 @@ type failure struct {
 }
 
 // failureOf is the one table from library error codes to statuses and
-// bodies (DECISIONS §11). ok is false for a code without a row; a test
-// checks that every code has one.
+// bodies, which every refusal goes through. ok is false for a code without a
+// row; a test checks that every code has one.
 func failureOf(code cms.Code) (f failure, ok bool) {
 	switch code {
 	case cms.CodeMalformed:

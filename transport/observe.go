@@ -14,6 +14,7 @@ import (
 // called on the request's goroutine once the handler has returned, so it
 // must be quick and safe for concurrent use.
 type Observer interface {
+	// Request hears one answered request and how long it took.
 	Request(route string, status int, took time.Duration)
 }
 

@@ -29,7 +29,7 @@ const (
 // MaxIDs is the most ids one path may name, and the largest /limit.
 const MaxIDs = 1000
 
-// recordPath is a record path with its options, parsed once (DECISIONS §3).
+// recordPath is a record path with its options, parsed once.
 type recordPath struct {
 	Kind     cms.Kind
 	Endpoint endpoint
@@ -81,18 +81,19 @@ var (
 	methodsStatus = []string{http.MethodGet}                    // <kind>/batch/{id}
 )
 
-var errRoute = &cms.Error{Code: cms.CodeNotFound, Message: textNotFound}
+// errRoute is the 404 of a path that names no route, new each time.
+func errRoute() error { return &cms.Error{Code: cms.CodeNotFound, Message: textNotFound} }
 
 // wrong is a malformed path in a known route: 400, with why for the log.
 func wrong(why string) error {
 	return &cms.Error{Code: cms.CodeMalformed, Message: "Wrong request", Err: errors.New(why)}
 }
 
-// The path keywords (DECISIONS §3) are cms's (cms.OptPublished, ...,
-// cms.KeywordClone, ...). They match only as written: a percent-encoded
-// keyword is not one (it reads as a reserved id, or an unknown option), so
-// every reader of the raw path (pathAction, which picks the permission)
-// sees the same route as this parser.
+// The path keywords are cms's (cms.OptPublished, ..., cms.KeywordClone,
+// ...). They match only as written: a percent-encoded keyword is not one (it
+// reads as a reserved id, or an unknown option), so every reader of the raw
+// path (pathAction, which picks the permission) sees the same route as this
+// parser.
 
 // parsePath reads the path after "/api/bw/v2/" (r.URL.EscapedPath() with
 // that prefix cut, still percent-encoded) for method.
@@ -114,7 +115,7 @@ func parsePath(method, escaped string, loc *time.Location) (*recordPath, error) 
 	kindSeg, tail, more := strings.Cut(escaped, "/")
 	kind := cms.Kind(kindSeg)
 	if !slices.Contains(cms.Kinds(), kind) {
-		return nil, errRoute
+		return nil, errRoute()
 	}
 	var rest []string
 	if more {
@@ -325,7 +326,8 @@ func parseIDs(raw string) ([]string, error) {
 	return ids, nil
 }
 
-// parseID unescapes and checks one id (DECISIONS §3).
+// parseID unescapes and checks one id: a valid record id that is no path
+// keyword.
 func parseID(raw string) (string, error) {
 	id, err := url.PathUnescape(raw)
 	if err != nil || !cms.ValidID(id) {
@@ -386,8 +388,8 @@ func parseLimit(raw string) (int, error) {
 // Inf.
 var decimal = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,2})(\.[0-9]+)?$`)
 
-// parseBBox reads minLon,minLat,maxLon,maxLat (DECISIONS §3): each within
-// its range, minLat <= maxLat; minLon > maxLon crosses the 180° meridian.
+// parseBBox reads minLon,minLat,maxLon,maxLat: each within its range,
+// minLat <= maxLat; minLon > maxLon crosses the 180° meridian.
 func parseBBox(raw string) (*cms.BBox, error) {
 	parts := strings.Split(raw, ",")
 	if len(parts) != 4 {
@@ -420,7 +422,7 @@ var sincePattern = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9
 // parseSince reads a wall time of loc that exists there: a date and time
 // skipped by a clock change is malformed. A wall time that comes twice
 // (clocks put back) is its earlier instant, so a client syncing from the
-// last time it saw never misses a record (DECISIONS §13).
+// last time it saw never misses a record.
 func parseSince(raw string, loc *time.Location) (time.Time, error) {
 	if loc == nil {
 		loc = time.UTC

@@ -139,7 +139,7 @@ var pathAccepted = []struct {
 	{"schema multiple full", "GET", []string{"map/schema.multiple.json/full"},
 		recordPath{Kind: cms.KindMap, Endpoint: endpointSchema, Multiple: true, Full: true}},
 
-	// Batches, for every kind (DECISIONS §10).
+	// Batches, for every kind.
 	{"batch", "POST", []string{"landing/batch"}, recordPath{Kind: cms.KindLanding, Endpoint: endpointBatch}},
 	{"batch status", "GET", []string{"resource/batch/b-123"},
 		recordPath{Kind: cms.KindResource, Endpoint: endpointBatchStatus, IDs: []string{"b-123"}}},

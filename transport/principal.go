@@ -28,14 +28,15 @@ func bearerToken(r *http.Request) string {
 	return ""
 }
 
-var errNoToken = &cms.Error{Code: cms.CodeUnauthorized, Message: "Unauthorized"}
+// errNoToken is the 401 of a request without a token, new each time.
+func errNoToken() error { return &cms.Error{Code: cms.CodeUnauthorized, Message: "Unauthorized"} }
 
 // authenticate verifies the access token of r and checks that its user
 // may still act. Every refusal is CodeUnauthorized.
 func (h *Handler) authenticate(r *http.Request) (*Claims, cms.Principal, error) {
 	raw := bearerToken(r)
 	if raw == "" {
-		return nil, cms.Principal{}, errNoToken
+		return nil, cms.Principal{}, errNoToken()
 	}
 	claims, err := h.tokens.parse(raw)
 	if err != nil {

@@ -101,8 +101,9 @@ func (h *Handler) upsert(w http.ResponseWriter, r *http.Request, rp *recordPath)
 
 // readBody reads a create/update body: the raw JSON document whatever its
 // Content-Type, or the field json of an urlencoded or multipart form
-// (DECISIONS §13). An urlencoded body that opens like a JSON document is
-// the document: `curl -d` sends one so. Over the limit: CodeTooLarge.
+// (docs/api.md, Create or update). An urlencoded body that opens like a JSON
+// document is the document: `curl -d` sends one so. Over the limit:
+// CodeTooLarge.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	if err := limitBody(w, r, limit); err != nil {
 		return nil, err
@@ -185,7 +186,8 @@ func (h *Handler) clone(w http.ResponseWriter, r *http.Request, rp *recordPath) 
 	}{"Cloned " + rp.Kind.Title() + " " + res.ID + " to " + rp.Kind.Title() + " " + res.NewID, res.NewID})
 }
 
-// endpointAction is the permission an endpoint needs (DECISIONS §1).
+// endpointAction is the permission an endpoint needs: write for create,
+// update, clone and batch, delete for delete, read for the rest.
 func endpointAction(e endpoint) cms.Action {
 	switch e {
 	case endpointUpsert, endpointClone, endpointBatch:

@@ -22,7 +22,7 @@ func benchEnv(b *testing.B) (*env, string, []byte) {
 func storeExample(b *testing.B, e *env) []byte {
 	langs, _ := cms.NewLanguages("en", "en", "it", "de")
 	codec, _ := cms.NewCodec(langs)
-	body := codec.AppendPatch(nil, cms.Example(cms.KindResource, langs))
+	body := codec.AppendPatch(nil, cms.SampleRecord(cms.KindResource, langs))
 	w := e.send("admin", "POST", "/api/bw/v2/resource", string(body), nil)
 	for _, m := range missingRef.FindAllStringSubmatch(w.Body.String(), -1) {
 		k := map[string]string{"Resource": "resource", "Map": "map", "Map or Landing": "map", "Landing": "landing"}[m[1]]
@@ -73,7 +73,7 @@ func BenchmarkUpsertSkip(b *testing.B) {
 // BenchmarkReadOne reads the full Resource by id, from 2 goroutines.
 func BenchmarkReadOne(b *testing.B) {
 	e, tok, _ := benchEnv(b)
-	id := cms.Example(cms.KindResource, cms.Languages{Default: "en", All: []string{"en"}}).RecordID()
+	id := cms.SampleRecord(cms.KindResource, cms.Languages{Default: "en", All: []string{"en"}}).RecordID()
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {

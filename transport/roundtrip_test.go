@@ -25,7 +25,7 @@ func TestFullRecordReadBackIsSkip(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, kind := range cms.Kinds() {
-			body := string(codec.AppendPatch(nil, cms.Example(kind, langs)))
+			body := string(codec.AppendPatch(nil, cms.SampleRecord(kind, langs)))
 			path := "/api/bw/v2/" + string(kind)
 			w := e.send("admin", "POST", path, body, nil)
 			if w.Code == http.StatusConflict {
@@ -41,7 +41,7 @@ func TestFullRecordReadBackIsSkip(t *testing.T) {
 			if w.Code != http.StatusCreated {
 				t.Fatalf("%s: create: %d %s", kind, w.Code, w.Body)
 			}
-			id := cms.Example(kind, langs).RecordID()
+			id := cms.SampleRecord(kind, langs).RecordID()
 			read := e.send("admin", "GET", path+"/"+id+"/published/*", "", nil)
 			if read.Code != 200 {
 				t.Fatalf("%s: read: %d %s", kind, read.Code, read.Body)
@@ -55,7 +55,7 @@ func TestFullRecordReadBackIsSkip(t *testing.T) {
 			if err := codec.Decode(read.Body.Bytes(), got); err != nil {
 				t.Fatalf("%s: the read answer does not decode: %v", kind, err)
 			}
-			want := cms.Example(kind, langs)
+			want := cms.SampleRecord(kind, langs)
 			clearReadOnly(got)
 			clearReadOnly(want)
 			if g, w := string(codec.Marshal(got)), string(codec.Marshal(want)); g != w {

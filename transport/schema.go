@@ -14,8 +14,8 @@ type schemaKey struct {
 }
 
 // schema answers schema.json and schema.multiple.json for the caller's
-// account's languages, generated once per language configuration; /full adds every
-// record of the kind (DECISIONS §9).
+// account's languages, generated once per language configuration; /full adds
+// every record of the kind (docs/api.md, Schemas).
 func (h *Handler) schema(w http.ResponseWriter, r *http.Request, rp *recordPath) {
 	// The account's languages as they are now, not as the token has them.
 	codec, err := h.svc.AccountCodec(r.Context())

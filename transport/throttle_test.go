@@ -149,7 +149,7 @@ func (c *heldCredentials) Lookup(_ context.Context, name string) (cms.Identity, 
 // TestLoginBurst: 40 simultaneous logins for one user from one address,
 // split over two instances on one database, get at most LoginAttempts (5)
 // passwords checked; the rest are refused with 429 before their password
-// is checked (DECISIONS §2).
+// is checked.
 func TestLoginBurst(t *testing.T) {
 	t.Parallel()
 	const n = 40
@@ -207,7 +207,7 @@ func (e *env) loginFrom(peer, user, password string, header ...string) *httptest
 }
 
 // TestLoginLockoutIsPerAddress: an attacker's failures lock the attacker's
-// address out, not the user (DECISIONS §2).
+// address out, not the user (docs/auth.md, Login throttling).
 func TestLoginLockoutIsPerAddress(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {

@@ -25,8 +25,10 @@ const MinSecretLength = 32
 
 const accessType = "access"
 
-// Claims are the claims of an access token, in the contract's order, plus
-// acc (the account id).
+// Claims are the claims of an access token, in the order they are written
+// (docs/auth.md, Access tokens): sub is the username, perms its
+// permissions, lang and langs the account's default and all languages,
+// acc the account id.
 type Claims struct {
 	Iss   string   `json:"iss"`
 	Sub   string   `json:"sub"`
@@ -49,13 +51,25 @@ func numericDate(sec int64) *jwt.NumericDate {
 	return jwt.NewNumericDate(time.Unix(sec, 0))
 }
 
-// The jwt.Claims methods; GetAudience sees the single audience.
+// The jwt.Claims methods, which jwt's parser calls; none fails.
+
+// GetExpirationTime returns exp, nil when 0.
 func (c *Claims) GetExpirationTime() (*jwt.NumericDate, error) { return numericDate(c.Exp), nil }
-func (c *Claims) GetIssuedAt() (*jwt.NumericDate, error)       { return numericDate(c.Iat), nil }
-func (c *Claims) GetNotBefore() (*jwt.NumericDate, error)      { return numericDate(c.Nbf), nil }
-func (c *Claims) GetIssuer() (string, error)                   { return c.Iss, nil }
-func (c *Claims) GetSubject() (string, error)                  { return c.Sub, nil }
-func (c *Claims) GetAudience() (jwt.ClaimStrings, error)       { return jwt.ClaimStrings{c.Aud}, nil }
+
+// GetIssuedAt returns iat, nil when 0.
+func (c *Claims) GetIssuedAt() (*jwt.NumericDate, error) { return numericDate(c.Iat), nil }
+
+// GetNotBefore returns nbf, nil when 0 (absent).
+func (c *Claims) GetNotBefore() (*jwt.NumericDate, error) { return numericDate(c.Nbf), nil }
+
+// GetIssuer returns iss.
+func (c *Claims) GetIssuer() (string, error) { return c.Iss, nil }
+
+// GetSubject returns sub, the username.
+func (c *Claims) GetSubject() (string, error) { return c.Sub, nil }
+
+// GetAudience returns the single audience, aud.
+func (c *Claims) GetAudience() (jwt.ClaimStrings, error) { return jwt.ClaimStrings{c.Aud}, nil }
 
 // Validate refuses anything but an access token; jwt calls it after the
 // registered claims.

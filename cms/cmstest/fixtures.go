@@ -29,10 +29,10 @@ func langs3() cms.Languages {
 	return l
 }
 
-// fullRecord is cms.Example of kind (every readable field set, in en, it
-// and de, two items in each nested list) with its own id and aliases.
+// fullRecord is cms.SampleRecord of kind (every readable field set, in en,
+// it and de, two items in each nested list) with its own id and aliases.
 func fullRecord(kind cms.Kind, id string) cms.Record {
-	rec := cms.Example(kind, langs3())
+	rec := cms.SampleRecord(kind, langs3())
 	v := reflect.ValueOf(rec).Elem()
 	v.FieldByName("ID").SetString(id)
 	aliases := cms.Langs[string]{}
@@ -192,7 +192,7 @@ func resource(id string) *cms.Resource {
 }
 
 // mapRecord is a small published Map with the route planner settings
-// every Map has from its creation (DECISIONS §13).
+// every Map gets when it is created.
 func mapRecord(id string) *cms.Map {
 	return &cms.Map{ID: id, Published: cms.Some(true), Title: cms.Langs[string]{"en": "Map " + id},
 		URLAlias: cms.Langs[string]{"en": "/map/" + id}, RoutePlannerAuto: cms.Some(false),

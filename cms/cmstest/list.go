@@ -17,8 +17,9 @@ func testList(t *testing.T, open func(t *testing.T) cms.Store) {
 	t.Run("ByteOrder", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
-		// Every character ids may hold (DECISIONS §3), upper and lower case:
-		// ascending id order is byte order, whatever the database's locale.
+		// Every character ids may hold (A-Z a-z 0-9 . _ ~ : @ -), upper and
+		// lower case: ascending id order is byte order, whatever the
+		// database's locale.
 		ids := []string{"a-1", "B-1", "0-1", "a.1", "a~1", "a_1", "a:1", "a@1", "A-1", "b-1", "Z-9",
 			"a-10", "a-2", "a1b", "_-1", "~~~", "9.z", "aaa", "AAA", "a-1a", "a-1-"}
 		for _, id := range ids {

@@ -69,9 +69,9 @@ func New(prefix string, resources, others int, lang string) (*Set, error) {
 	}
 	cols := int(math.Ceil(math.Sqrt(float64(resources))))
 	s := &Set{prefix: prefix, resources: resources, others: others, cols: cols, cell: 1 / float64(cols), codec: codec,
-		res:      cms.Example(cms.KindResource, langs).(*cms.Resource),
-		landing:  cms.Example(cms.KindLanding, langs).(*cms.Landing),
-		proposal: cms.Example(cms.KindProposal, langs).(*cms.Proposal)}
+		res:      cms.SampleRecord(cms.KindResource, langs).(*cms.Resource),
+		landing:  cms.SampleRecord(cms.KindLanding, langs).(*cms.Landing),
+		proposal: cms.SampleRecord(cms.KindProposal, langs).(*cms.Proposal)}
 	return s, nil
 }
 

@@ -1,4 +1,4 @@
--- Login throttling per username and client address (DECISIONS §2). An
+-- Login throttling per username and client address (docs/auth.md). An
 -- attempt is stored as a failure before its password is checked, with
 -- the address it came from; a success deletes that pair's failures and
 -- keeps the address as known to the user. The old table had no address;

@@ -6,13 +6,13 @@ import (
 	"strings"
 )
 
-// Example returns a record of kind with every readable field set to a
+// SampleRecord returns a record of kind with every readable field set to a
 // valid value other than its default, in every language of langs, with two
 // fully populated items in each nested list: for documentation, and for
 // tests (the storage conformance suite stores it). It is built from the
 // struct tags, so a field added later is covered too. Write-only fields are
 // left unset.
-func Example(kind Kind, langs Languages) Record {
+func SampleRecord(kind Kind, langs Languages) Record {
 	spec, err := specOf(reflect.TypeOf(NewRecord(kind)).Elem())
 	if err != nil {
 		panic(err) // the tags are fixed at compile time; NewCodec checks them
