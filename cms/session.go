@@ -23,6 +23,9 @@ type Session struct {
 	// RefreshExpires is when it stops working unused: the idle expiry or
 	// the family's absolute expiry, whichever comes first.
 	RefreshExpires time.Time
+	// RefreshIssued is when it was made: RefreshExpires - RefreshIssued is
+	// its lifetime, whatever time the answer takes to leave.
+	RefreshIssued time.Time
 }
 
 // ThrottledError is the cause of a CodeTooMany login refusal.
@@ -112,7 +115,7 @@ func (s *Service) login(ctx context.Context, username, password string, client n
 	if err := s.store.CreateRefreshToken(ctx, rt); err != nil {
 		return nil, err
 	}
-	return &Session{Principal: p, RefreshToken: token, RefreshExpires: rt.Expires}, nil
+	return &Session{Principal: p, RefreshToken: token, RefreshExpires: rt.Expires, RefreshIssued: rt.Issued}, nil
 }
 
 // Refresh spends a refresh token and gives a new one of the same family
@@ -202,7 +205,7 @@ func (s *Service) issue(ctx context.Context, st Store, rt RefreshToken, p Princi
 	if err := st.CreateRefreshToken(ctx, next); err != nil {
 		return nil, err
 	}
-	return &Session{Principal: p, RefreshToken: token, RefreshExpires: next.Expires}, nil
+	return &Session{Principal: p, RefreshToken: token, RefreshExpires: next.Expires, RefreshIssued: next.Issued}, nil
 }
 
 // revoke revokes a family and returns the refusal to give.

@@ -131,7 +131,9 @@ func (h *Handler) writeSession(w http.ResponseWriter, r *http.Request, sess *cms
 		h.writeError(w, r, err)
 		return
 	}
-	maxAge := int(math.Ceil(sess.RefreshExpires.Sub(h.svc.Now()).Seconds()))
+	// From the token's own issue, not from now: hashing the password may
+	// take a second under load, and the cookie still lives as the token.
+	maxAge := int(math.Ceil(sess.RefreshExpires.Sub(sess.RefreshIssued).Seconds()))
 	http.SetCookie(w, h.refreshCookie(sess.RefreshToken, max(maxAge, 1)))
 	body := tokenBody{Done: done, AccessToken: access, RefreshToken: sess.RefreshToken, TokenType: "Bearer",
 		ExpiresIn: int(AccessTokenLifetime / time.Second)}
