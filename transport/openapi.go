@@ -90,11 +90,11 @@ type (
 		Description string `json:"description"`
 	}
 	apiServer struct {
-		URL         string                     `json:"url"`
-		Description string                     `json:"description"`
-		Variables   map[string]apiServerVarial `json:"variables"`
+		URL         string                       `json:"url"`
+		Description string                       `json:"description"`
+		Variables   map[string]apiServerVariable `json:"variables"`
 	}
-	apiServerVarial struct {
+	apiServerVariable struct {
 		Default     string `json:"default"`
 		Description string `json:"description"`
 	}
@@ -284,13 +284,10 @@ func commonResponse(name string) *apiResponse { return &apiResponse{Ref: respons
 // jsonAnswer is a response with a JSON body.
 func jsonAnswer(description string, schema any, headers ...string) *apiResponse {
 	r := &apiResponse{Description: description, Content: map[string]*apiMedia{"application/json": {Schema: schema}}}
-	for _, h := range headers {
-		if r.Headers == nil {
-			r.Headers = map[string]*apiHeader{}
-		}
-		r.Headers[h] = &apiHeader{Ref: headerRef + strings.ReplaceAll(h, "-", "")}
+	if len(headers) == 0 {
+		return r
 	}
-	return r
+	return withHeaders(r, headers...)
 }
 
 // fail is a response with the {"fail": ...} body.
@@ -362,7 +359,7 @@ func (b *apiBuilder) build() (*apiDoc, error) {
 		Servers: []apiServer{{
 			URL:         "{base}",
 			Description: "The host that serves the API, with its base path",
-			Variables: map[string]apiServerVarial{"base": {
+			Variables: map[string]apiServerVariable{"base": {
 				Default: "http://127.0.0.1:8080",
 				Description: "scheme, host and port, then the base path the host mounts the API under " +
 					"(transport.Options.BasePath, none by default): http://127.0.0.1:8080/cms for /cms",
@@ -794,6 +791,7 @@ func (b *apiBuilder) authPaths() {
 			"multipart/form-data":               {Schema: ref(schema)},
 		}}
 	}
+	refreshBody := form("The refresh token, when the cookie does not carry it; at most 64 KiB.", false, "RefreshForm")
 	crossSite := fail(`A POST the browser marks as cross-site, from an origin not allowed: {"fail":"Forbidden"}, before anything is read.`)
 	b.paths.add(recordsBase+"auth", http.MethodPost, &apiOperation{
 		Tags: tags, OperationID: "login", Summary: "Log in",
@@ -822,7 +820,7 @@ func (b *apiBuilder) authPaths() {
 			"pair of the same family. Presenting a spent token again revokes the family, except within a short " +
 			"grace after it was spent.",
 		Security:    optionalRefresh,
-		RequestBody: form("The refresh token, when the cookie does not carry it; at most 64 KiB.", false, "RefreshForm"),
+		RequestBody: refreshBody,
 		Responses: responses(map[string]*apiResponse{
 			"200": withHeaders(jsonAnswer("Refreshed.", ref("TokenAnswer")), "Set-Cookie"),
 			"401": jsonAnswer("Any refused token (unknown, spent, expired, revoked) or none.", ref("RefreshFail")),
@@ -834,7 +832,7 @@ func (b *apiBuilder) authPaths() {
 		Description: "Revokes the family of the presented refresh token (cookie or form field), if any, and expires " +
 			"the cookie. Needs no access token.",
 		Security:    optionalRefresh,
-		RequestBody: form("The refresh token, when the cookie does not carry it; at most 64 KiB.", false, "RefreshForm"),
+		RequestBody: refreshBody,
 		Responses: responses(map[string]*apiResponse{
 			"200": withHeaders(jsonAnswer("Logged out, whatever token was presented.", ref("LogoutAnswer")), "Set-Cookie"),
 			"403": crossSite,
@@ -859,6 +857,8 @@ func (b *apiBuilder) authPaths() {
 	})
 }
 
+// withHeaders adds the shared headers named (components/headers, the name
+// without hyphens) to r.
 func withHeaders(r *apiResponse, headers ...string) *apiResponse {
 	if r.Headers == nil {
 		r.Headers = map[string]*apiHeader{}
