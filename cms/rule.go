@@ -160,11 +160,15 @@ const (
 	// KeywordSchemaMultiple names the JSON Schema of a list of records:
 	// <kind>/schema.multiple.json.
 	KeywordSchemaMultiple = "schema.multiple.json"
+	// KeywordOpenAPI names the OpenAPI document of the API: openapi.json,
+	// beside the kinds.
+	KeywordOpenAPI = "openapi.json"
 )
 
 // reservedIDs are the path keywords; they can never be record ids.
 var reservedIDs = []string{OptPublished, OptFields, OptIgnoreFields, OptExcludeFiles, OptMapID, OptLimit,
-	OptAfter, KeywordClone, KeywordBatch, KeywordFull, KeywordMap, OptBBox, OptUpdatedSince, KeywordSchema, KeywordSchemaMultiple}
+	OptAfter, KeywordClone, KeywordBatch, KeywordFull, KeywordMap, OptBBox, OptUpdatedSince, KeywordSchema, KeywordSchemaMultiple,
+	KeywordOpenAPI}
 
 // IsReservedID reports whether s is a path keyword and so never an id.
 func IsReservedID(s string) bool {

@@ -19,12 +19,12 @@ const RefreshCookie = "bw_rtoken"
 // tokenBody is the 200 body of login (all fields) and refresh (from
 // access_token on).
 type tokenBody struct {
-	Done         string `json:"done,omitempty"`
-	JWT          string `json:"jwt,omitempty"`
-	AccessToken  string `json:"access_token"`
-	RefreshToken string `json:"refresh_token"`
-	TokenType    string `json:"token_type"`
-	ExpiresIn    int    `json:"expires_in"`
+	Done         string `json:"done,omitempty" jsonschema_description:"JWT generated (login only)"`
+	JWT          string `json:"jwt,omitempty" jsonschema_description:"the access token again (login only)"`
+	AccessToken  string `json:"access_token" jsonschema_description:"the access token (a JWT) for the Authorization header"`
+	RefreshToken string `json:"refresh_token" jsonschema_description:"the refresh token, also set in the bw_rtoken cookie"`
+	TokenType    string `json:"token_type" jsonschema_description:"Bearer"`
+	ExpiresIn    int    `json:"expires_in" jsonschema_description:"seconds the access token lasts"`
 }
 
 // login is POST /api/bw/v2/auth: form fields u and p.
@@ -65,10 +65,7 @@ func (h *Handler) refresh(w http.ResponseWriter, r *http.Request) {
 	}
 	sess, err := h.svc.Refresh(r.Context(), token)
 	if cms.ErrorCode(err) == cms.CodeUnauthorized {
-		writeJSON(w, http.StatusUnauthorized, struct {
-			Error       string `json:"error"`
-			Description string `json:"error_description"`
-		}{"invalid_grant", "Invalid or expired refresh token"})
+		writeJSON(w, http.StatusUnauthorized, refreshFailBody{"invalid_grant", "Invalid or expired refresh token"})
 		return
 	}
 	if err != nil {
@@ -98,9 +95,7 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.SetCookie(w, h.refreshCookie("", -1))
-	writeJSON(w, http.StatusOK, struct {
-		Message string `json:"message"`
-	}{"Successfully logged out"})
+	writeJSON(w, http.StatusOK, logoutBody{"Successfully logged out"})
 }
 
 // validate is GET /api/bw/v2/auth: the claims of a valid access token.
@@ -111,10 +106,7 @@ func (h *Handler) validate(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
-		Done string  `json:"done"`
-		JWT  *Claims `json:"jwt"`
-	}{"JWT verified", claims})
+	writeJSON(w, http.StatusOK, validateBody{"JWT verified", claims})
 }
 
 // jwks is GET /api/bw/v2/auth/jwks.json, with EdDSA keys only.

@@ -21,25 +21,21 @@ func (h *Handler) batch(w http.ResponseWriter, r *http.Request, rp *recordPath) 
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, struct {
-		Done    string `json:"done"`
-		BatchID string `json:"batchId"`
-		Count   int    `json:"count"`
-	}{"Batch process created", receipt.ID, receipt.Count})
+	writeJSON(w, http.StatusCreated, batchReceiptBody{"Batch process created", receipt.ID, receipt.Count})
 }
 
 // batchStatusBody is the answer of GET <kind>/batch/{id}; the counts once
 // done, the reason on error.
 type batchStatusBody struct {
-	Done        string  `json:"done"`
-	Status      string  `json:"status"`
-	DateStatus  string  `json:"dateStatus"`
-	DateRequest string  `json:"dateRequest"`
-	Count       int     `json:"count"`
-	Created     *int    `json:"created,omitempty"`
-	Updated     *int    `json:"updated,omitempty"`
-	Skipped     *int    `json:"skipped,omitempty"`
-	Error       *string `json:"error,omitempty"`
+	Done        string  `json:"done" jsonschema_description:"Batch process status"`
+	Status      string  `json:"status" jsonschema:"enum=waiting,enum=processing,enum=done,enum=error" jsonschema_description:"waiting, then processing, then done or error"`
+	DateStatus  string  `json:"dateStatus" jsonschema_description:"when the status was last set (YYYY-MM-DD HH:MM:SS, the service's zone)"`
+	DateRequest string  `json:"dateRequest" jsonschema_description:"when the batch was submitted (YYYY-MM-DD HH:MM:SS, the service's zone)"`
+	Count       int     `json:"count" jsonschema_description:"how many records the batch holds"`
+	Created     *int    `json:"created,omitempty" jsonschema_description:"records created (done only)"`
+	Updated     *int    `json:"updated,omitempty" jsonschema_description:"records updated or deleted (done only)"`
+	Skipped     *int    `json:"skipped,omitempty" jsonschema_description:"records unchanged (done only)"`
+	Error       *string `json:"error,omitempty" jsonschema_description:"why the batch failed (error only); nothing of it was applied"`
 }
 
 func (h *Handler) batchStatus(w http.ResponseWriter, r *http.Request, rp *recordPath) {

@@ -68,8 +68,8 @@ const realm = `Bearer realm="api/bw/v2"`
 // failBody is every error body: {"fail": text}, plus the ids not deleted
 // of a delete that deleted none.
 type failBody struct {
-	Fail   string   `json:"fail"`
-	Failed []string `json:"failed,omitempty"`
+	Fail   string   `json:"fail" jsonschema_description:"what went wrong; a 409 of a body lists every problem, one per line"`
+	Failed []string `json:"failed,omitempty" jsonschema_description:"the ids not deleted, of a delete that deleted none (409)"`
 }
 
 // writeError answers err through the table. Anything without a code is a

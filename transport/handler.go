@@ -231,6 +231,7 @@ func NewHandler(svc *cms.Service, opts *Options) (*Handler, error) {
 		"auth/refresh": {http.MethodPost: h.refresh},
 		"auth/logout":  {http.MethodPost: h.logout},
 	}
+	h.routes[cms.KeywordOpenAPI] = route{http.MethodGet: h.openapi}
 	if o.EdDSAKey != nil {
 		h.routes["auth/jwks.json"] = route{http.MethodGet: h.jwks}
 	}

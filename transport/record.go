@@ -69,10 +69,10 @@ func (h *Handler) serveRecords(w http.ResponseWriter, r *http.Request, rest stri
 
 // upsertBody is the answer of a create or update.
 type upsertBody struct {
-	Done   string `json:"done"`
-	ID     string `json:"id"`
-	New    bool   `json:"new"`
-	Update bool   `json:"update"`
+	Done   string `json:"done" jsonschema_description:"Create, Update, Skip or Delete, then <Kind> <id>"`
+	ID     string `json:"id" jsonschema_description:"the record's id"`
+	New    bool   `json:"new" jsonschema_description:"the record was created"`
+	Update bool   `json:"update" jsonschema_description:"anything was written (false for a Skip)"`
 }
 
 func (h *Handler) upsert(w http.ResponseWriter, r *http.Request, rp *recordPath) {
@@ -161,12 +161,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, rp *recordPath)
 		return
 	}
 	plural := rp.Kind.Plural()
-	body := struct {
-		Done   string   `json:"done"`
-		Count  int      `json:"count"`
-		Fail   string   `json:"fail,omitempty"`
-		Failed []string `json:"failed,omitempty"`
-	}{Done: "Deletion of " + strconv.Itoa(len(res.Deleted)) + " " + plural + " done", Count: len(res.Deleted)}
+	body := deleteBody{Done: "Deletion of " + strconv.Itoa(len(res.Deleted)) + " " + plural + " done", Count: len(res.Deleted)}
 	if len(res.Failed) > 0 {
 		body.Fail = "Deletion of " + strconv.Itoa(len(res.Failed)) + " " + plural + " not done"
 		body.Failed = res.Failed
@@ -180,10 +175,7 @@ func (h *Handler) clone(w http.ResponseWriter, r *http.Request, rp *recordPath) 
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, struct {
-		Done string `json:"done"`
-		ID   string `json:"id"`
-	}{"Cloned " + rp.Kind.Title() + " " + res.ID + " to " + rp.Kind.Title() + " " + res.NewID, res.NewID})
+	writeJSON(w, http.StatusCreated, cloneBody{"Cloned " + rp.Kind.Title() + " " + res.ID + " to " + rp.Kind.Title() + " " + res.NewID, res.NewID})
 }
 
 // endpointAction is the permission an endpoint needs: write for create,

@@ -225,16 +225,6 @@ func (t *tokens) verify(raw string) (*Claims, error) {
 
 // jwks is the JSON Web Key Set of the EdDSA public key (RFC 8037).
 func (t *tokens) jwks() any {
-	type jwk struct {
-		Kty string `json:"kty"`
-		Crv string `json:"crv"`
-		Alg string `json:"alg"`
-		Use string `json:"use"`
-		Kid string `json:"kid"`
-		X   string `json:"x"`
-	}
-	return struct {
-		Keys []jwk `json:"keys"`
-	}{[]jwk{{Kty: "OKP", Crv: "Ed25519", Alg: "EdDSA", Use: "sig", Kid: t.keyID,
+	return jwksBody{[]jwk{{Kty: "OKP", Crv: "Ed25519", Alg: "EdDSA", Use: "sig", Kid: t.keyID,
 		X: base64.RawURLEncoding.EncodeToString(t.public)}}}
 }

@@ -1,0 +1,870 @@
+package transport
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/bwcms/cms/cms"
+	"github.com/invopop/jsonschema"
+)
+
+// OpenAPIVersion is the version of the OpenAPI Specification the document
+// follows.
+const OpenAPIVersion = "3.1.0"
+
+// OpenAPI returns the OpenAPI document of the API (JSON, OpenAPI 3.1) for
+// an account with the languages langs: every path, method, status and
+// body, the security schemes and the record schemas. The records are the
+// schemas cms.JSONSchema generates from the struct tags (referenced as
+// components/schemas/Resource, Map, Landing and Proposal), and the other
+// bodies are reflected the same way from the types the handlers send, so
+// nothing in it is a second copy of a field list. GET
+// /api/bw/v2/openapi.json serves it for the caller's account; schemagen
+// writes it.
+func OpenAPI(langs cms.Languages) ([]byte, error) {
+	b := &apiBuilder{langs: langs, paths: newAPIPaths()}
+	doc, err := b.build()
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("transport: marshal OpenAPI document: %w", err)
+	}
+	return unescapeHTML(buf.Bytes()), nil
+}
+
+// openapiKey names a generated OpenAPI document in the schema cache.
+type openapiKey struct{ langs string }
+
+// openapi is GET /api/bw/v2/openapi.json: the document for the caller's
+// account's languages as they are now, generated once per language
+// configuration. Any valid access token may read it.
+func (h *Handler) openapi(w http.ResponseWriter, r *http.Request) {
+	_, p, err := h.authenticate(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	codec, err := h.svc.AccountCodec(cms.WithPrincipal(r.Context(), p))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	key := openapiKey{codec.Languages().String()}
+	doc, ok := h.schemas.Load(key)
+	if !ok {
+		gen, err := OpenAPI(codec.Languages())
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		doc, _ = h.schemas.LoadOrStore(key, gen)
+	}
+	writeRaw(w, http.StatusOK, doc.([]byte))
+}
+
+// The objects of an OpenAPI document, as far as this one uses them.
+type (
+	apiDoc struct {
+		OpenAPI           string        `json:"openapi"`
+		Info              apiInfo       `json:"info"`
+		JSONSchemaDialect string        `json:"jsonSchemaDialect"`
+		Servers           []apiServer   `json:"servers"`
+		Security          []apiSecurity `json:"security"`
+		Tags              []apiTag      `json:"tags"`
+		Paths             *apiPaths     `json:"paths"`
+		Components        apiComponents `json:"components"`
+	}
+	apiInfo struct {
+		Title       string `json:"title"`
+		Version     string `json:"version"`
+		Description string `json:"description"`
+	}
+	apiServer struct {
+		URL         string                       `json:"url"`
+		Description string                       `json:"description"`
+		Variables   map[string]apiServerVariable `json:"variables"`
+	}
+	apiServerVariable struct {
+		Default     string `json:"default"`
+		Description string `json:"description"`
+	}
+	// apiSecurity is one security requirement: scheme names, no scopes.
+	apiSecurity map[string][]string
+	apiTag      struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+	}
+	apiPathItem struct {
+		Get    *apiOperation `json:"get,omitempty"`
+		Post   *apiOperation `json:"post,omitempty"`
+		Delete *apiOperation `json:"delete,omitempty"`
+	}
+	apiOperation struct {
+		Tags        []string                `json:"tags"`
+		Summary     string                  `json:"summary"`
+		Description string                  `json:"description,omitempty"`
+		OperationID string                  `json:"operationId"`
+		Parameters  []*apiParameter         `json:"parameters,omitempty"`
+		RequestBody *apiRequestBody         `json:"requestBody,omitempty"`
+		Responses   map[string]*apiResponse `json:"responses"`
+		// Security nil is the document's; an empty list is none.
+		Security *[]apiSecurity `json:"security,omitempty"`
+	}
+	apiParameter struct {
+		Ref         string `json:"$ref,omitempty"`
+		Name        string `json:"name,omitempty"`
+		In          string `json:"in,omitempty"`
+		Description string `json:"description,omitempty"`
+		Required    bool   `json:"required,omitempty"`
+		Style       string `json:"style,omitempty"`
+		Explode     *bool  `json:"explode,omitempty"`
+		Schema      any    `json:"schema,omitempty"`
+		Example     any    `json:"example,omitempty"`
+	}
+	apiRequestBody struct {
+		Description string               `json:"description"`
+		Required    bool                 `json:"required"`
+		Content     map[string]*apiMedia `json:"content"`
+	}
+	apiResponse struct {
+		Ref         string                `json:"$ref,omitempty"`
+		Description string                `json:"description,omitempty"`
+		Headers     map[string]*apiHeader `json:"headers,omitempty"`
+		Content     map[string]*apiMedia  `json:"content,omitempty"`
+	}
+	apiHeader struct {
+		Ref         string `json:"$ref,omitempty"`
+		Description string `json:"description,omitempty"`
+		Schema      any    `json:"schema,omitempty"`
+	}
+	apiMedia struct {
+		Schema any `json:"schema"`
+	}
+	apiComponents struct {
+		Schemas         map[string]any                `json:"schemas"`
+		Responses       map[string]*apiResponse       `json:"responses"`
+		Parameters      map[string]*apiParameter      `json:"parameters"`
+		Headers         map[string]*apiHeader         `json:"headers"`
+		SecuritySchemes map[string]*apiSecurityScheme `json:"securitySchemes"`
+	}
+	apiSecurityScheme struct {
+		Type         string `json:"type"`
+		Description  string `json:"description"`
+		Scheme       string `json:"scheme,omitempty"`
+		BearerFormat string `json:"bearerFormat,omitempty"`
+		Name         string `json:"name,omitempty"`
+		In           string `json:"in,omitempty"`
+	}
+)
+
+// apiPaths keeps the paths in the order they were added.
+type apiPaths struct {
+	order []string
+	items map[string]*apiPathItem
+}
+
+func newAPIPaths() *apiPaths { return &apiPaths{items: map[string]*apiPathItem{}} }
+
+func (p *apiPaths) add(path, method string, op *apiOperation) {
+	item, ok := p.items[path]
+	if !ok {
+		item = &apiPathItem{}
+		p.items[path] = item
+		p.order = append(p.order, path)
+	}
+	switch method {
+	case http.MethodGet:
+		item.Get = op
+	case http.MethodPost:
+		item.Post = op
+	case http.MethodDelete:
+		item.Delete = op
+	default:
+		panic("transport: OpenAPI: no field for method " + method)
+	}
+}
+
+func (p *apiPaths) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, path := range p.order {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		k, err := marshalPlain(path)
+		if err != nil {
+			return nil, err
+		}
+		v, err := marshalPlain(p.items[path])
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(k)
+		buf.WriteByte(':')
+		buf.Write(v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// marshalPlain is json.Marshal without HTML escaping.
+func marshalPlain(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// unescapeHTML turns the \u003c, \u003e and \u0026 escapes that
+// encoding/json writes inside strings (invopop marshals with it) back into
+// <, > and &: the same JSON, readable.
+func unescapeHTML(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] == '\\' && i+5 < len(b) && b[i+1] == 'u' {
+			switch string(b[i+2 : i+6]) {
+			case "003c":
+				out, i = append(out, '<'), i+5
+				continue
+			case "003e":
+				out, i = append(out, '>'), i+5
+				continue
+			case "0026":
+				out, i = append(out, '&'), i+5
+				continue
+			}
+		}
+		if b[i] == '\\' && i+1 < len(b) { // any other escape: both bytes
+			out = append(out, b[i], b[i+1])
+			i++
+			continue
+		}
+		out = append(out, b[i])
+	}
+	return out
+}
+
+// apiBuilder builds one document.
+type apiBuilder struct {
+	langs   cms.Languages
+	paths   *apiPaths
+	schemas map[string]any
+}
+
+const (
+	schemaRef    = "#/components/schemas/"
+	responseRef  = "#/components/responses/"
+	parameterRef = "#/components/parameters/"
+	headerRef    = "#/components/headers/"
+)
+
+func ref(name string) *jsonschema.Schema { return &jsonschema.Schema{Ref: schemaRef + name} }
+
+func arrayOf(items *jsonschema.Schema) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "array", Items: items}
+}
+
+func param(name string) *apiParameter { return &apiParameter{Ref: parameterRef + name} }
+
+func commonResponse(name string) *apiResponse { return &apiResponse{Ref: responseRef + name} }
+
+// jsonAnswer is a response with a JSON body.
+func jsonAnswer(description string, schema any, headers ...string) *apiResponse {
+	r := &apiResponse{Description: description, Content: map[string]*apiMedia{"application/json": {Schema: schema}}}
+	if len(headers) == 0 {
+		return r
+	}
+	return withHeaders(r, headers...)
+}
+
+// fail is a response with the {"fail": ...} body.
+func fail(description string, headers ...string) *apiResponse {
+	return jsonAnswer(description, ref("Fail"), headers...)
+}
+
+// reflectBody is the schema of an answer type, reflected as the record
+// schemas are: every field without omitempty required, no other property.
+func reflectBody(v any, title, description string) *jsonschema.Schema {
+	r := &jsonschema.Reflector{Anonymous: true, DoNotReference: true, ExpandedStruct: true}
+	s := r.ReflectFromType(reflect.TypeOf(v))
+	s.Version = ""
+	s.Title = title
+	s.Description = description
+	return s
+}
+
+// The forms of the requests that send one, described as the handlers read
+// them.
+type (
+	jsonForm struct {
+		JSON string `json:"json" jsonschema_description:"the JSON document, as the application/json body would be"`
+	}
+	loginForm struct {
+		U string `json:"u" jsonschema_description:"the username"`
+		P string `json:"p" jsonschema_description:"the password"`
+	}
+	refreshForm struct {
+		RefreshToken string `json:"refresh_token,omitempty" jsonschema_description:"the refresh token, when the bw_rtoken cookie does not carry it (the cookie wins)"`
+	}
+	// schemaFullBody is the answer of schema.json/full; data holds records
+	// of the kind.
+	schemaFullBody struct {
+		Schema map[string]any `json:"schema" jsonschema_description:"the JSON Schema document, as schema.json answers it"`
+		Data   []any          `json:"data" jsonschema_description:"every record of the kind in the account, published or not"`
+	}
+)
+
+func (b *apiBuilder) build() (*apiDoc, error) {
+	if err := b.buildSchemas(); err != nil {
+		return nil, err
+	}
+	for _, kind := range cms.Kinds() {
+		b.kindPaths(kind)
+	}
+	b.authPaths()
+	langs := strings.Join(b.langs.All, ", ")
+	return &apiDoc{
+		OpenAPI: OpenAPIVersion,
+		Info: apiInfo{
+			Title:   "bwcms API",
+			Version: "2",
+			Description: "The REST API /api/bw/v2 of bwcms: Resources (points of interest and tracks), Maps, " +
+				"Landings and Proposals of one account, and the tokens that reach them.\n\n" +
+				"This document is generated for an account with the languages " + langs + " (" + b.langs.Default +
+				" the default): every multi-language field has its bare name for the default language and " +
+				"<field>_<lang> for each other one. GET /api/bw/v2/openapi.json answers it for the caller's account.\n\n" +
+				"Every answer with a body is JSON (Content-Type: application/json; charset=utf-8). Checks come in " +
+				"this order: routing (an unknown path is 404 {\"fail\":\"Not found\"}, a known path with another method " +
+				"405 {\"fail\":\"Method not allowed\"} with Allow), then 401 (no valid access token), then 403 (no " +
+				"permission: read, write for create, update, clone and batch, delete), then the path options and the " +
+				"body (400, 404, 409, 412, 413). Another account's ids behave exactly like missing ones. A request " +
+				"that needs the database while it cannot be reached is 503 with Retry-After.\n\n" +
+				"Read paths take option segments after the kind (and its ids) in any order, each once; the paths " +
+				"below list them in one canonical order.",
+		},
+		JSONSchemaDialect: cms.SchemaDialect,
+		Servers: []apiServer{{
+			URL:         "{base}",
+			Description: "The host that serves the API, with its base path",
+			Variables: map[string]apiServerVariable{"base": {
+				Default: "http://127.0.0.1:8080",
+				Description: "scheme, host and port, then the base path the host mounts the API under " +
+					"(transport.Options.BasePath, none by default): http://127.0.0.1:8080/cms for /cms",
+			}},
+		}},
+		Security: []apiSecurity{{"bearer": {}}, {"bearerHeader": {}}},
+		Tags: []apiTag{
+			{"auth", "Login, token refresh, logout and token validation."},
+			{"resource", "Resources: located items (points of interest, tracks and so on)."},
+			{"map", "Maps: collections of primary and secondary Resources."},
+			{"landing", "Landings: content pages with blocks and hotel sections that show a Map."},
+			{"proposal", "Proposals: customer-specific content pages that show a Map."},
+			{"openapi", "This document."},
+		},
+		Paths:      b.paths,
+		Components: b.components(),
+	}, nil
+}
+
+// buildSchemas puts the record schemas, as cms.JSONSchema generates them,
+// and the reflected answer bodies into components.
+func (b *apiBuilder) buildSchemas() error {
+	b.schemas = map[string]any{}
+	for _, kind := range cms.Kinds() {
+		doc, err := cms.JSONSchema(kind, b.langs)
+		if err != nil {
+			return err
+		}
+		var s map[string]json.RawMessage
+		if err := json.Unmarshal(doc, &s); err != nil {
+			return fmt.Errorf("transport: schema of %s: %w", kind, err)
+		}
+		delete(s, "$schema") // the document's dialect
+		b.schemas[kind.Title()] = s
+		if kind == cms.KindResource {
+			var props map[string]json.RawMessage
+			if err := json.Unmarshal(s["properties"], &props); err != nil {
+				return fmt.Errorf("transport: schema of %s: %w", kind, err)
+			}
+			b.schemas["RecordId"] = props["id"] // the rule of every id, in paths too
+		}
+	}
+	b.schemas["Fail"] = reflectBody(failBody{}, "Failure", `Every error answer: {"fail": text}.`)
+	b.schemas["UpsertAnswer"] = reflectBody(upsertBody{}, "Upsert answer", "The answer of a create, update, skip or delete by body.")
+	b.schemas["DeleteAnswer"] = reflectBody(deleteBody{}, "Delete answer", "The answer of a delete that deleted some or all of the ids.")
+	b.schemas["CloneAnswer"] = reflectBody(cloneBody{}, "Clone answer", "The answer of a clone.")
+	b.schemas["BatchReceipt"] = reflectBody(batchReceiptBody{}, "Batch receipt", "The answer of a batch accepted.")
+	b.schemas["BatchStatus"] = reflectBody(batchStatusBody{}, "Batch status", "The status of a batch: counts once done, the reason on error.")
+	b.schemas["TokenAnswer"] = reflectBody(tokenBody{}, "Tokens", "A new access token and refresh token (done and jwt in a login's answer only).")
+	b.schemas["ValidateAnswer"] = reflectBody(validateBody{}, "Token claims", "The claims of a valid access token.")
+	b.schemas["RefreshFail"] = reflectBody(refreshFailBody{}, "Refresh refused", "Every refused refresh (OAuth2's invalid_grant).")
+	b.schemas["LogoutAnswer"] = reflectBody(logoutBody{}, "Logged out", "The answer of every logout.")
+	b.schemas["JWKS"] = reflectBody(jwksBody{}, "JSON Web Key Set", "The public key access tokens are signed with (EdDSA only).")
+	b.schemas["JSONForm"] = reflectBody(jsonForm{}, "Form with a JSON document", "For form-posting clients: the document in the field json.")
+	b.schemas["LoginForm"] = reflectBody(loginForm{}, "Login form", "Username and password.")
+	b.schemas["RefreshForm"] = reflectBody(refreshForm{}, "Refresh form", "The refresh token, for clients without the cookie.")
+	b.schemas["JSONSchemaDocument"] = &jsonschema.Schema{Type: "object",
+		Description: "A JSON Schema document (draft 2020-12): the record schema of the kind " +
+			"(as components/schemas has it, with $schema), or the array of them for schema.multiple.json."}
+	return nil
+}
+
+func (b *apiBuilder) components() apiComponents {
+	unauthorized := fail(`No valid access token: {"fail":"Unauthorized"}.`, "WWW-Authenticate")
+	forbidden := fail(`The token lacks the permission the operation needs: {"fail":"Forbidden"}.`, "WWW-Authenticate")
+	return apiComponents{
+		Schemas: b.schemas,
+		Responses: map[string]*apiResponse{
+			"BadRequest": fail(`A malformed path (an unknown, repeated or misplaced option, a missing or malformed ` +
+				`value, an invalid id, an unknown field name, a trailing slash or empty segment) or a body that is not ` +
+				`one strict JSON document (duplicate keys, invalid UTF-8, deeper than 32, trailing data): ` +
+				`{"fail":"Wrong request"}.`),
+			"Unauthorized":   unauthorized,
+			"Forbidden":      forbidden,
+			"RequestTimeout": fail(`The body did not keep coming (each 64 KiB, or its end, within 10 s): {"fail":"Request timeout"}; the connection is closed.`),
+			"TooLarge":       fail(`The body (its declared Content-Length, or what arrived) is over the endpoint's limit: {"fail":"Request too large"}; the connection is closed.`),
+			"Internal":       fail(`Anything unexpected, never shown in detail: {"fail":"Internal error"}.`),
+			"Unavailable": fail(`The database cannot be reached, or a write kept clashing with concurrent writers past its retries: `+
+				`{"fail":"Service unavailable"}.`, "Retry-After"),
+		},
+		Parameters: b.parameters(),
+		Headers: map[string]*apiHeader{
+			"ETag": {Description: "The record's entity tag; it changes exactly when the record does.",
+				Schema: &jsonschema.Schema{Type: "string"}},
+			"RetryAfter": {Description: "Seconds to wait before trying again.",
+				Schema: &jsonschema.Schema{Type: "integer"}},
+			"WWWAuthenticate": {Description: `Bearer realm="api/bw/v2", with error="invalid_token" when a token was sent, error="insufficient_scope" on 403.`,
+				Schema: &jsonschema.Schema{Type: "string"}},
+			"SetCookie": {Description: RefreshCookie + `: the refresh token (Secure, HttpOnly, Path=<base>/api/bw/v2/auth, SameSite=Strict by default); a logout expires it (Max-Age=0).`,
+				Schema: &jsonschema.Schema{Type: "string"}},
+		},
+		SecuritySchemes: map[string]*apiSecurityScheme{
+			"bearer": {Type: "http", Scheme: "bearer", BearerFormat: "JWT",
+				Description: "The access token of a login or refresh (HS256, or EdDSA when the server has a key; lifetime " +
+					strconv.Itoa(int(AccessTokenLifetime.Seconds())) + " s) in Authorization: Bearer <token>."},
+			"bearerHeader": {Type: "apiKey", In: "header", Name: "Authorization-Bearer",
+				Description: "The same access token in a header of its own, for clients that cannot set Authorization."},
+			"refreshCookie": {Type: "apiKey", In: "cookie", Name: RefreshCookie,
+				Description: "The refresh token, in the cookie a login or refresh sets; clients without cookies send it in the form field refresh_token."},
+		},
+	}
+}
+
+// parameters are every parameter of the paths, shared by the kinds.
+func (b *apiBuilder) parameters() map[string]*apiParameter {
+	no := false
+	path := func(name, description string, schema *jsonschema.Schema, example any) *apiParameter {
+		p := &apiParameter{Name: name, In: "path", Required: true, Description: description, Schema: schema, Example: example}
+		if schema.Type == "array" {
+			p.Style, p.Explode = "simple", &no // a,b,c
+		}
+		return p
+	}
+	id := ref("RecordId")
+	names := &jsonschema.Schema{Type: "array", MinItems: ptrTo[uint64](1),
+		Items: &jsonschema.Schema{Type: "string", Pattern: fieldName.String()}}
+	return map[string]*apiParameter{
+		"ids": path("ids", "One id: the answer is the record (an object). Several, comma-separated: an array of the "+
+			"records in the order asked, the missing or hidden ones left out. Ids are percent-decoded after the "+
+			"path is split, so %2C never separates them.",
+			&jsonschema.Schema{Type: "array", Items: id, MinItems: ptrTo[uint64](1), MaxItems: ptrTo[uint64](MaxIDs)},
+			[]string{"lake-walk"}),
+		"id":      path("id", "The id of the record to clone; left out, Base.", id, "lake-walk"),
+		"batchId": path("batchId", "The batchId of the batch's receipt.", id, "3f2a1c9e0b7d4e6f8a5b2c1d0e9f8a7b"),
+		"published": path("published", "1: published records only (the default without the option); 0: unpublished only; *: all.",
+			&jsonschema.Schema{Type: "string", Enum: []any{"1", "0", "*"}}, "*"),
+		"fields": path("fields", "Only these fields (wire names, language variants such as title_"+b.exampleLang()+
+			" included); id always. An unknown name is 400.", names, []string{"title"}),
+		"ignoreFields": path("ignoreFields", "Leave these fields out (applied after fields).", names, []string{"htmlContent"}),
+		"mapId":        path("mapId", "A Map's id: the Resources assigned to it, in either role.", id, "lakes"),
+		"limit": path("limit", "At most this many records, in ascending id (byte) order.",
+			&jsonschema.Schema{Type: "integer", Minimum: json.Number("1"), Maximum: json.Number(strconv.Itoa(MaxIDs))}, 100),
+		"after": path("after", "Only ids after this one in ascending id (byte) order: the last id of the previous page.", id, "lake-walk"),
+		"bbox": path("bbox", "minLon,minLat,maxLon,maxLat (plain decimals): records located inside, edges included; "+
+			"minLon > maxLon crosses the 180° meridian.",
+			&jsonschema.Schema{Type: "array", MinItems: ptrTo[uint64](4), MaxItems: ptrTo[uint64](4),
+				Items: &jsonschema.Schema{Type: "number", Minimum: json.Number("-180"), Maximum: json.Number("180")}},
+			[]float64{8.5, 45.5, 9.5, 46.2}),
+		"updatedSince": path("updatedSince", "Records whose timeLastUpdate is at or after this wall time of the "+
+			"service's zone (UTC+1 by default); a time a clock change skips is 400, one that comes twice means "+
+			"its earlier moment.", &jsonschema.Schema{Type: "string", Pattern: sincePattern.String()}, "2026-01-01T00:00:00"),
+		"If-None-Match": {Name: "If-None-Match", In: "header", Schema: &jsonschema.Schema{Type: "string"},
+			Description: "An ETag of a one-record read: 304 while the record is unchanged."},
+		"If-Match": {Name: "If-Match", In: "header", Schema: &jsonschema.Schema{Type: "string"},
+			Description: "An ETag of a read: 412 when the record changed since; * requires that it exists."},
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// exampleLang is a language of the document other than the default, for
+// examples; the default when there is none.
+func (b *apiBuilder) exampleLang() string {
+	if o := b.langs.Others(); len(o) > 0 {
+		return o[0]
+	}
+	return b.langs.Default
+}
+
+// security lists.
+var (
+	noSecurity       = &[]apiSecurity{}
+	optionalRefresh  = &[]apiSecurity{{"refreshCookie": {}}, {}}
+	recordsBase      = "/api/bw/v2/"
+	recordCommonFail = []string{"401", "403", "500", "503"}
+)
+
+// responses makes a response map of the given ones and the shared ones
+// named by status.
+func responses(own map[string]*apiResponse, shared ...string) map[string]*apiResponse {
+	names := map[string]string{"400": "BadRequest", "401": "Unauthorized", "403": "Forbidden", "408": "RequestTimeout",
+		"413": "TooLarge", "500": "Internal", "503": "Unavailable"}
+	out := map[string]*apiResponse{}
+	for _, status := range shared {
+		out[status] = commonResponse(names[status])
+	}
+	for status, r := range own {
+		out[status] = r
+	}
+	return out
+}
+
+// kindPaths adds every path of one kind.
+func (b *apiBuilder) kindPaths(kind cms.Kind) {
+	k, title, plural := string(kind), kind.Title(), kind.Plural()
+	base := recordsBase + k
+	tags := []string{k}
+	record := ref(title)
+	list := arrayOf(ref(title))
+	one := &jsonschema.Schema{OneOf: []*jsonschema.Schema{ref(title), arrayOf(ref(title))}}
+	jsonBody := func(description string, schema *jsonschema.Schema) *apiRequestBody {
+		return &apiRequestBody{Description: description, Required: true, Content: map[string]*apiMedia{
+			"application/json":                  {Schema: schema},
+			"application/x-www-form-urlencoded": {Schema: ref("JSONForm")},
+			"multipart/form-data":               {Schema: ref("JSONForm")},
+		}}
+	}
+	withCommon := func(own map[string]*apiResponse, more ...string) map[string]*apiResponse {
+		return responses(own, append(more, recordCommonFail...)...)
+	}
+
+	// POST <kind>: create or update.
+	b.paths.add(base, http.MethodPost, &apiOperation{
+		Tags: tags, OperationID: "upsert" + title, Summary: "Create or update a " + title,
+		Description: "Merges the body into the stored " + title + " of its id, or creates it: a field present " +
+			"replaces the stored one (a language variant only its language), an absent one is kept, null clears a " +
+			"nullable field; read-only fields are ignored, so a record read can be posted back (a Skip). " +
+			`"deleteElementIrreversibly": true deletes the record instead (it needs the delete permission). ` +
+			"Needs the write permission. Nothing is stored when anything is refused.",
+		Parameters: []*apiParameter{param("If-Match")},
+		RequestBody: jsonBody("One "+title+", at most 8 MiB (transport.Options.MaxBody), whatever the Content-Type; "+
+			"or a form whose field json holds it. An urlencoded body that starts with { or [ is the document itself.", record),
+		Responses: withCommon(map[string]*apiResponse{
+			"200": jsonAnswer("Skip: the merged record equals the stored one; nothing was written.", ref("UpsertAnswer")),
+			"201": jsonAnswer("Created.", ref("UpsertAnswer")),
+			"202": jsonAnswer("Updated, or deleted by deleteElementIrreversibly.", ref("UpsertAnswer")),
+			"404": fail(`deleteElementIrreversibly for a record that does not exist: {"fail":"No ` + plural + ` to delete"}.`),
+			"409": fail("Every problem of the body, one per line (" + title + " <id>: <field>: <problem>); or a delete " +
+				"by body that a single reference prevents (with failed)."),
+			"412": fail(`If-Match no longer matches: {"fail":"Precondition failed"}.`),
+		}, "400", "408", "413"),
+	})
+
+	// GET <kind>: every record.
+	b.paths.add(base, http.MethodGet, &apiOperation{
+		Tags: tags, OperationID: "list" + plural, Summary: "List " + plural,
+		Description: "Every published " + title + " of the account, streamed in ascending id order. Option segments " +
+			"narrow it (see the path with every option).",
+		Responses: withCommon(map[string]*apiResponse{
+			"200": jsonAnswer("The records, every readable field of each; [] when there is none.", list),
+		}),
+	})
+
+	// GET and DELETE <kind>/{ids}.
+	idsPath := base + "/{ids}"
+	notFound := fail(`No record of the ids exists (or the published filter hides them all): {"fail":"ERROR: Export fail"}.`)
+	b.paths.add(idsPath, http.MethodGet, &apiOperation{
+		Tags: tags, OperationID: "read" + plural, Summary: "Read " + plural + " by id",
+		Description: "One id answers the record, with every readable field, every language variant and null for " +
+			"an unset nullable field, and an ETag; several answer an array in the order asked, without the missing " +
+			"or hidden ones. Only published records unless /published says otherwise." + b.proposalCount(kind),
+		Parameters: []*apiParameter{param("ids"), param("If-None-Match")},
+		Responses: withCommon(map[string]*apiResponse{
+			"200": jsonAnswer("The record (one id) or the records (several).", one, "ETag"),
+			"304": {Description: "If-None-Match names the record's ETag: unchanged.",
+				Headers: map[string]*apiHeader{"ETag": {Ref: headerRef + "ETag"}}},
+			"404": notFound,
+		}, "400"),
+	})
+	b.paths.add(idsPath, http.MethodDelete, &apiOperation{
+		Tags: tags, OperationID: "delete" + plural, Summary: "Delete " + plural,
+		Description: "Deletes the records in one transaction: each leaves every list that names it (those records get " +
+			"a new timeLastUpdate) and every assignment. A record named by a single reference (Landing.mapId, " +
+			"Proposal.mapId, Map.trackResourceId) is not deleted and is listed in failed. Needs the delete permission.",
+		Parameters: []*apiParameter{param("ids")},
+		Responses: withCommon(map[string]*apiResponse{
+			"202": jsonAnswer("Some or all deleted; fail and failed list the others.", ref("DeleteAnswer")),
+			"404": fail(`None of the ids exists: {"fail":"No ` + plural + ` to delete"}.`),
+			"409": fail(`Some exist, none could be deleted: {"fail":"Deletion of <n> ` + plural + ` not done","failed":[...]}.`),
+		}, "400"),
+	})
+
+	// GET <kind>/{ids}/<every option>, in the canonical order.
+	optPath, optParams := idsPath, []*apiParameter{param("ids")}
+	for _, opt := range b.readOptions(kind) {
+		if opt == cms.OptExcludeFiles {
+			optPath += "/" + opt
+			continue
+		}
+		optPath += "/" + opt + "/{" + opt + "}"
+		optParams = append(optParams, param(opt))
+	}
+	optParams = append(optParams, param("If-None-Match"))
+	b.paths.add(optPath, http.MethodGet, &apiOperation{
+		Tags: tags, OperationID: "read" + plural + "WithOptions", Summary: "Read " + plural + " with options",
+		Description: "Every segment after the kind is optional: the ids, then any of the options, each at most once " +
+			"and in any order (this path lists them all in one canonical order). Without ids the answer is " +
+			"always an array (streamed; [] when nothing matches); with ids as in the read by id. Kinds and keywords " +
+			"count only as written (a percent-encoded keyword is not one); ids, values and field names are " +
+			"percent-decoded after the path is split on / and ,. A trailing slash, an empty segment, an unknown or " +
+			"repeated keyword, a missing or malformed value, an invalid id or an unknown field name is 400. " +
+			"excludeFiles takes no value: it leaves out every file field (image, multimedia, mapLayerFile, " +
+			"trackFile, the custom...File fields, image in items)." + b.optionScope(kind),
+		Parameters: optParams,
+		Responses: withCommon(map[string]*apiResponse{
+			"200": jsonAnswer("The record (one id) or the records.", one, "ETag"),
+			"304": {Description: "One id and If-None-Match names the record's ETag: unchanged.",
+				Headers: map[string]*apiHeader{"ETag": {Ref: headerRef + "ETag"}}},
+			"404": notFound,
+		}, "400"),
+	})
+
+	// Clone, by POST or GET.
+	clonePaths := []struct{ path, suffix string }{{base + "/clone", ""}, {base + "/clone/{id}", "ById"}}
+	if kind == cms.KindResource {
+		clonePaths = append(clonePaths, struct{ path, suffix string }{base + "/clone/map/{mapId}", "ToMap"},
+			struct{ path, suffix string }{base + "/clone/{id}/map/{mapId}", "ByIdToMap"})
+	}
+	for _, cp := range clonePaths {
+		var params []*apiParameter
+		if strings.Contains(cp.path, "{id}") {
+			params = append(params, param("id"))
+		}
+		if strings.Contains(cp.path, "{mapId}") {
+			params = append(params, param("mapId"))
+		}
+		for _, method := range []string{http.MethodPost, http.MethodGet} {
+			verb := map[string]string{http.MethodPost: "clone", http.MethodGet: "cloneByGet"}[method]
+			b.paths.add(cp.path, method, &apiOperation{
+				Tags: tags, OperationID: verb + title + cp.suffix, Summary: "Clone a " + title + b.cloneSummary(cp.suffix, method),
+				Description: "Copies every field and the record's own lists (not the assignments made from the other " +
+					"side) into a new, unpublished record whose id and aliases get -copy, then -copy-2, ... The " +
+					"record cloned is Base when the path names none." + b.cloneMap(kind) +
+					" GET and POST do the same. Needs the write permission.",
+				Parameters: params,
+				Responses: withCommon(map[string]*apiResponse{
+					"201": jsonAnswer("Cloned.", ref("CloneAnswer")),
+					"404": fail(`No such record: {"fail":"There is no ` + title + ` <id> to clone"}.`),
+					"409": fail(`No new id fits in 80 characters, or the Map does not exist: {"fail":"Not cloned ` + title + ` <id>"}.`),
+				}, "400"),
+			})
+		}
+	}
+
+	// Schemas.
+	for _, multiple := range []bool{false, true} {
+		word, name, what := cms.KeywordSchema, "Schema", "one "+title
+		if multiple {
+			word, name, what = cms.KeywordSchemaMultiple, "SchemaMultiple", "an array of "+plural+" (a batch body)"
+		}
+		description := "The JSON Schema (draft 2020-12) of " + what + " for the caller's account's languages as " +
+			"they are now (a language added shows at once, even to a token issued before). Needs the read permission."
+		b.paths.add(base+"/"+word, http.MethodGet, &apiOperation{
+			Tags: tags, OperationID: "get" + title + name, Summary: "JSON Schema of " + what,
+			Description: description,
+			Responses: withCommon(map[string]*apiResponse{
+				"200": jsonAnswer("The schema.", ref("JSONSchemaDocument")),
+			}),
+		})
+		full := reflectBody(schemaFullBody{}, "", "The schema and every record of the kind.")
+		if p, ok := full.Properties.Get("data"); ok {
+			p.Items = ref(title)
+		}
+		b.paths.add(base+"/"+word+"/"+cms.KeywordFull, http.MethodGet, &apiOperation{
+			Tags: tags, OperationID: "get" + title + name + "Full", Summary: "JSON Schema of " + what + " and every " + title,
+			Description: description + " The records are every " + title + " of the account, published or not, streamed.",
+			Responses: withCommon(map[string]*apiResponse{
+				"200": jsonAnswer("The schema and the records.", full),
+			}),
+		})
+	}
+
+	// Batches.
+	b.paths.add(base+"/"+cms.KeywordBatch, http.MethodPost, &apiOperation{
+		Tags: tags, OperationID: "submit" + title + "Batch", Summary: "Submit a batch of " + plural,
+		Description: "The whole body is checked with the rules and references of single upserts, each record as the " +
+			"records before it leave things, then stored; workers apply it a moment later, all records or none, in " +
+			"one transaction. Needs the write permission (and delete when a record asks deleteElementIrreversibly).",
+		RequestBody: jsonBody("An array of "+plural+", at most 10,000 records (cms.Options.MaxBatchRecords) and 64 MiB "+
+			"(transport.Options.MaxBatchBody).", list),
+		Responses: withCommon(map[string]*apiResponse{
+			"201": jsonAnswer("Stored; ask its status with batchId.", ref("BatchReceipt")),
+			"409": fail("Every problem of every record, one per line; nothing is queued."),
+		}, "400", "408", "413"),
+	})
+	b.paths.add(base+"/"+cms.KeywordBatch+"/{batchId}", http.MethodGet, &apiOperation{
+		Tags: tags, OperationID: "get" + title + "BatchStatus", Summary: "Status of a batch of " + plural,
+		Description: "waiting, processing, then done (with the counts) or error (with the reason). Finished batches " +
+			"are kept 7 days. Needs the read permission.",
+		Parameters: []*apiParameter{param("batchId")},
+		Responses: withCommon(map[string]*apiResponse{
+			"200": jsonAnswer("The status (Cache-Control: no-store).", ref("BatchStatus")),
+			"404": fail(`No such batch of the account: {"fail":"There is no ` + title + ` <id> to clone"} (the text of a clone, as the contract has it).`),
+		}, "400"),
+	})
+}
+
+// readOptions are the read options of kind in the canonical order.
+func (b *apiBuilder) readOptions(kind cms.Kind) []string {
+	opts := []string{cms.OptPublished, cms.OptFields, cms.OptIgnoreFields, cms.OptExcludeFiles}
+	if kind == cms.KindResource {
+		opts = append(opts, cms.OptMapID)
+	}
+	opts = append(opts, cms.OptLimit, cms.OptAfter)
+	if kind == cms.KindResource || kind == cms.KindMap {
+		opts = append(opts, cms.OptBBox)
+	}
+	return append(opts, cms.OptUpdatedSince)
+}
+
+func (b *apiBuilder) optionScope(kind cms.Kind) string {
+	switch kind {
+	case cms.KindResource:
+		return ""
+	case cms.KindMap:
+		return " mapId applies to Resources only."
+	}
+	return " mapId applies to Resources only, bbox to Resources and Maps."
+}
+
+func (b *apiBuilder) proposalCount(kind cms.Kind) string {
+	if kind != cms.KindProposal {
+		return ""
+	}
+	return " Reading a Proposal by one id counts an access (statsAccess + 1, statsLastAccess now)."
+}
+
+func (b *apiBuilder) cloneMap(kind cms.Kind) string {
+	if kind != cms.KindResource {
+		return ""
+	}
+	return " /map/{mapId} assigns the clone to that Map as primary."
+}
+
+func (b *apiBuilder) cloneSummary(suffix, method string) string {
+	s := map[string]string{"": " (Base)", "ById": "", "ToMap": " (Base) into a Map", "ByIdToMap": " into a Map"}[suffix]
+	if method == http.MethodGet {
+		s += " (GET)"
+	}
+	return s
+}
+
+// authPaths adds the token endpoints and this document's.
+func (b *apiBuilder) authPaths() {
+	tags := []string{"auth"}
+	form := func(description string, required bool, schema string) *apiRequestBody {
+		return &apiRequestBody{Description: description, Required: required, Content: map[string]*apiMedia{
+			"application/x-www-form-urlencoded": {Schema: ref(schema)},
+			"multipart/form-data":               {Schema: ref(schema)},
+		}}
+	}
+	refreshBody := form("The refresh token, when the cookie does not carry it; at most 64 KiB.", false, "RefreshForm")
+	crossSite := fail(`A POST the browser marks as cross-site, from an origin not allowed: {"fail":"Forbidden"}, before anything is read.`)
+	b.paths.add(recordsBase+"auth", http.MethodPost, &apiOperation{
+		Tags: tags, OperationID: "login", Summary: "Log in",
+		Description: "Checks the username and password and answers an access token and a refresh token (also set " +
+			"in the " + RefreshCookie + " cookie). Credentials in the query string are not read. Every answer has " +
+			"Cache-Control: no-store.",
+		Security:    noSecurity,
+		RequestBody: form("One u and one p, at most 64 KiB.", true, "LoginForm"),
+		Responses: responses(map[string]*apiResponse{
+			"200": withHeaders(jsonAnswer("Logged in.", ref("TokenAnswer")), "Set-Cookie"),
+			"401": fail(`Unknown user, wrong password, disabled user, a missing or repeated field, an unreadable form: {"fail":"Unauthorized"}, the same in every case.`),
+			"403": crossSite,
+			"429": fail(`Too many failed logins for the username from this client address (or from all addresses past the ceiling): {"fail":"Too many attempts"}, decided before the password is checked.`, "Retry-After"),
+		}, "408", "413", "500", "503"),
+	})
+	b.paths.add(recordsBase+"auth", http.MethodGet, &apiOperation{
+		Tags: tags, OperationID: "validateToken", Summary: "Validate an access token",
+		Description: "The claims of a valid access token.",
+		Responses: responses(map[string]*apiResponse{
+			"200": jsonAnswer("Valid.", ref("ValidateAnswer")),
+		}, "401", "500", "503"),
+	})
+	b.paths.add(recordsBase+"auth/refresh", http.MethodPost, &apiOperation{
+		Tags: tags, OperationID: "refresh", Summary: "Refresh the tokens",
+		Description: "Spends the refresh token (the cookie, else the form field refresh_token) and answers a new " +
+			"pair of the same family. Presenting a spent token again revokes the family, except within a short " +
+			"grace after it was spent.",
+		Security:    optionalRefresh,
+		RequestBody: refreshBody,
+		Responses: responses(map[string]*apiResponse{
+			"200": withHeaders(jsonAnswer("Refreshed.", ref("TokenAnswer")), "Set-Cookie"),
+			"401": jsonAnswer("Any refused token (unknown, spent, expired, revoked) or none.", ref("RefreshFail")),
+			"403": crossSite,
+		}, "408", "413", "500", "503"),
+	})
+	b.paths.add(recordsBase+"auth/logout", http.MethodPost, &apiOperation{
+		Tags: tags, OperationID: "logout", Summary: "Log out",
+		Description: "Revokes the family of the presented refresh token (cookie or form field), if any, and expires " +
+			"the cookie. Needs no access token.",
+		Security:    optionalRefresh,
+		RequestBody: refreshBody,
+		Responses: responses(map[string]*apiResponse{
+			"200": withHeaders(jsonAnswer("Logged out, whatever token was presented.", ref("LogoutAnswer")), "Set-Cookie"),
+			"403": crossSite,
+		}, "408", "413", "500", "503"),
+	})
+	b.paths.add(recordsBase+"auth/jwks.json", http.MethodGet, &apiOperation{
+		Tags: tags, OperationID: "getJWKS", Summary: "The public signing key",
+		Description: "The JSON Web Key Set of the Ed25519 key access tokens are signed with, when the server signs " +
+			"with EdDSA (transport.Options.EdDSAKey); with HS256 there is none.",
+		Security: noSecurity,
+		Responses: map[string]*apiResponse{
+			"200": jsonAnswer("The key set (Cache-Control: public, max-age=300).", ref("JWKS")),
+			"404": fail(`The server signs with HS256: {"fail":"Not found"}.`),
+		},
+	})
+	b.paths.add(recordsBase+cms.KeywordOpenAPI, http.MethodGet, &apiOperation{
+		Tags: []string{"openapi"}, OperationID: "getOpenAPI", Summary: "This OpenAPI document",
+		Description: "The document for the caller's account's languages as they are now; any valid access token reads it.",
+		Responses: responses(map[string]*apiResponse{
+			"200": jsonAnswer("The OpenAPI 3.1 document.", &jsonschema.Schema{Type: "object"}),
+		}, "401", "500", "503"),
+	})
+}
+
+// withHeaders adds the shared headers named (components/headers, the name
+// without hyphens) to r.
+func withHeaders(r *apiResponse, headers ...string) *apiResponse {
+	if r.Headers == nil {
+		r.Headers = map[string]*apiHeader{}
+	}
+	for _, h := range headers {
+		r.Headers[h] = &apiHeader{Ref: headerRef + strings.ReplaceAll(h, "-", "")}
+	}
+	return r
+}
