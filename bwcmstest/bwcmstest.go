@@ -15,6 +15,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/http/httptest"
 	"testing"
 
@@ -61,12 +62,30 @@ type API struct {
 	Handler *transport.Handler
 	// Client is logged in as Admin, who has every permission.
 	Client *client.Client
+
+	stopRun   func()
+	dropStore func() error
 }
 
 // New starts the API for the test; everything stops when the test ends.
 // It fails the test when anything cannot start.
 func New(tb testing.TB, opts *Options) *API {
 	tb.Helper()
+	api, err := Start(context.WithoutCancel(tb.Context()), opts)
+	if err != nil {
+		tb.Fatalf("bwcmstest: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := api.Close(); err != nil {
+			tb.Errorf("bwcmstest: %v", err)
+		}
+	})
+	return api
+}
+
+// Start starts the API outside a test (an example, a program's own
+// checks); Close stops it. New is Start for a test.
+func Start(ctx context.Context, opts *Options) (api *API, err error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -74,15 +93,21 @@ func New(tb testing.TB, opts *Options) *API {
 	if o.Langs.Default == "" {
 		o.Langs, _ = cms.NewLanguages("en")
 	}
-	ctx := context.WithoutCancel(tb.Context())
-	store := openStore(tb, ctx, o.PostgresDSN)
+	api = &API{}
+	defer func() {
+		if err != nil {
+			api.Close()
+		}
+	}()
+	if api.Store, api.dropStore, err = openStore(ctx, o.PostgresDSN); err != nil {
+		return nil, err
+	}
 	so := cms.Options{Passwords: cms.PasswordParams{Memory: 64, Time: 1, Threads: 1}}
 	if o.Service != nil {
 		o.Service(&so)
 	}
-	svc, err := cms.NewService(store, &so)
-	if err != nil {
-		tb.Fatalf("bwcmstest: %v", err)
+	if api.Service, err = cms.NewService(api.Store, &so); err != nil {
+		return nil, err
 	}
 	secret := make([]byte, 32)
 	rand.Read(secret)
@@ -90,82 +115,102 @@ func New(tb testing.TB, opts *Options) *API {
 	if o.Handler != nil {
 		o.Handler(&ho)
 	}
-	h, err := transport.NewHandler(svc, &ho)
-	if err != nil {
-		tb.Fatalf("bwcmstest: %v", err)
+	if api.Handler, err = transport.NewHandler(api.Service, &ho); err != nil {
+		return nil, err
 	}
-	if err := svc.CreateAccount(ctx, Account, o.Langs); err != nil {
-		tb.Fatalf("bwcmstest: %v", err)
+	if err := api.Service.CreateAccount(ctx, Account, o.Langs); err != nil {
+		return nil, err
 	}
-	if err := svc.CreateUser(ctx, cms.NewUser{Name: Admin, Account: Account, Password: Password, Perms: []string{"*"}}); err != nil {
-		tb.Fatalf("bwcmstest: %v", err)
+	if err := api.Service.CreateUser(ctx, cms.NewUser{Name: Admin, Account: Account, Password: Password, Perms: []string{"*"}}); err != nil {
+		return nil, err
 	}
 	runCtx, stop := context.WithCancel(ctx)
 	running := make(chan error, 1)
-	go func() { running <- svc.Run(runCtx) }()
-	srv := httptest.NewServer(h)
-	tb.Cleanup(func() {
-		srv.Close()
+	go func() { running <- api.Service.Run(runCtx) }()
+	api.stopRun = func() {
 		stop()
 		<-running
-	})
-	api := &API{URL: srv.URL + o.BasePath, Server: srv, Store: store, Service: svc, Handler: h}
-	api.Client = api.Login(tb, Admin, Password)
-	return api
+	}
+	api.Server = httptest.NewServer(api.Handler)
+	api.URL = api.Server.URL + o.BasePath
+	if api.Client, err = api.NewClient(ctx, Admin, Password); err != nil {
+		return nil, err
+	}
+	return api, nil
+}
+
+// Close stops the server and the workers, and closes (PostgreSQL: drops)
+// the store.
+func (a *API) Close() error {
+	if a.Server != nil {
+		a.Server.Close()
+	}
+	if a.stopRun != nil {
+		a.stopRun()
+	}
+	if a.dropStore != nil {
+		return a.dropStore()
+	}
+	return nil
 }
 
 // User adds a user of the account with perms and returns a client logged
 // in as that user.
 func (a *API) User(tb testing.TB, name string, perms ...string) *client.Client {
 	tb.Helper()
-	if perms == nil {
-		perms = []string{}
-	}
-	err := a.Service.CreateUser(context.WithoutCancel(tb.Context()),
-		cms.NewUser{Name: name, Account: Account, Password: Password, Perms: perms})
+	c, err := a.AddUser(context.WithoutCancel(tb.Context()), name, perms...)
 	if err != nil {
 		tb.Fatalf("bwcmstest: %v", err)
-	}
-	return a.Login(tb, name, Password)
-}
-
-// Login returns a new client of the API logged in as user.
-func (a *API) Login(tb testing.TB, user, password string) *client.Client {
-	tb.Helper()
-	c, err := client.New(a.URL, &client.Options{HTTPClient: a.Server.Client()})
-	if err != nil {
-		tb.Fatalf("bwcmstest: %v", err)
-	}
-	if err := c.Login(context.WithoutCancel(tb.Context()), user, password); err != nil {
-		tb.Fatalf("bwcmstest: login %s: %v", user, err)
 	}
 	return c
 }
 
+// AddUser is User outside a test.
+func (a *API) AddUser(ctx context.Context, name string, perms ...string) (*client.Client, error) {
+	if perms == nil {
+		perms = []string{}
+	}
+	if err := a.Service.CreateUser(ctx, cms.NewUser{Name: name, Account: Account, Password: Password, Perms: perms}); err != nil {
+		return nil, err
+	}
+	return a.NewClient(ctx, name, Password)
+}
+
+// NewClient returns a new client of the API logged in as user.
+func (a *API) NewClient(ctx context.Context, user, password string) (*client.Client, error) {
+	c, err := client.New(a.URL, &client.Options{HTTPClient: a.Server.Client()})
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Login(ctx, user, password); err != nil {
+		return nil, fmt.Errorf("login %s: %w", user, err)
+	}
+	return c, nil
+}
+
 // openStore opens SQLite in memory, or a new schema of the PostgreSQL
-// database at dsn, closed (and dropped) when the test ends.
-func openStore(tb testing.TB, ctx context.Context, dsn string) cms.Store {
-	tb.Helper()
+// database at dsn; closing drops that schema.
+func openStore(ctx context.Context, dsn string) (cms.Store, func() error, error) {
 	if dsn == "" {
 		s, err := sqlite.Open(ctx, sqlite.Memory, nil)
 		if err != nil {
-			tb.Fatalf("bwcmstest: %v", err)
+			return nil, nil, err
 		}
-		tb.Cleanup(func() { s.Close() })
-		return s
+		return s, s.Close, nil
 	}
 	suffix := make([]byte, 6)
 	rand.Read(suffix)
 	schema := "bwcmstest_" + hex.EncodeToString(suffix)
 	s, err := postgres.Open(ctx, dsn, &postgres.Options{Schema: schema})
 	if err != nil {
-		tb.Fatalf("bwcmstest: %v", err)
+		return nil, nil, err
 	}
-	tb.Cleanup(func() {
-		if _, err := s.Write().ExecContext(context.Background(), `DROP SCHEMA "`+schema+`" CASCADE`); err != nil {
-			tb.Errorf("bwcmstest: dropping schema %s: %v", schema, err)
-		}
+	return s, func() error {
+		_, err := s.Write().ExecContext(context.Background(), `DROP SCHEMA "`+schema+`" CASCADE`)
 		s.Close()
-	})
-	return s
+		if err != nil {
+			return fmt.Errorf("dropping schema %s: %w", schema, err)
+		}
+		return nil
+	}, nil
 }

@@ -4,86 +4,57 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http/httptest"
-	"strings"
 
-	"github.com/bwcms/cms/adapters/sqlite"
+	"github.com/bwcms/cms/bwcmstest"
 	"github.com/bwcms/cms/client"
 	"github.com/bwcms/cms/cms"
-	"github.com/bwcms/cms/transport"
 )
 
-// exampleServer starts the API over an in-memory store, with account shop
-// (en, it), user editor with every permission, and the batch workers
-// running; stop ends it.
-func exampleServer() (baseURL string, stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	store, err := sqlite.Open(ctx, sqlite.Memory, nil)
-	if err != nil {
-		panic(err)
-	}
-	svc, err := cms.NewService(store, &cms.Options{Passwords: cheapPasswords})
-	if err != nil {
-		panic(err)
-	}
-	api, err := transport.NewHandler(svc, &transport.Options{JWTSecret: []byte(strings.Repeat("s", 32))})
-	if err != nil {
-		panic(err)
-	}
+// exampleAPI starts the API (bwcmstest: an in-memory store, the batch
+// workers running) with its account in en and it and the admin user with
+// every permission; Close ends it.
+func exampleAPI() *bwcmstest.API {
 	langs, _ := cms.NewLanguages("en", "en", "it")
-	if err := svc.CreateAccount(ctx, "shop", langs); err != nil {
+	api, err := bwcmstest.Start(context.Background(), &bwcmstest.Options{Langs: langs})
+	if err != nil {
 		panic(err)
 	}
-	if err := svc.CreateUser(ctx, cms.NewUser{Name: "editor", Account: "shop", Password: "a long password", Perms: []string{"*"}}); err != nil {
-		panic(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		svc.Run(ctx)
-	}()
-	srv := httptest.NewServer(api)
-	return srv.URL, func() {
-		srv.Close()
-		cancel()
-		<-done
-		store.Close()
-	}
+	return api
 }
 
-// exampleClient is a client of a new exampleServer, logged in as editor.
+// exampleClient is a client of a new exampleAPI, logged in as the admin.
 func exampleClient(opts *client.Options) (*client.Client, func()) {
-	baseURL, stop := exampleServer()
-	c, err := client.New(baseURL, opts)
+	api := exampleAPI()
+	c, err := client.New(api.URL, opts)
 	if err != nil {
 		panic(err)
 	}
-	if err := c.Login(context.Background(), "editor", "a long password"); err != nil {
+	if err := c.Login(context.Background(), bwcmstest.Admin, bwcmstest.Password); err != nil {
 		panic(err)
 	}
-	return c, stop
+	return c, func() { api.Close() }
 }
 
 // Log in, and see what the access token says.
 func ExampleClient_Login() {
-	baseURL, stop := exampleServer()
-	defer stop()
+	api := exampleAPI()
+	defer api.Close()
 	ctx := context.Background()
 
-	c, err := client.New(baseURL, nil)
+	c, err := client.New(api.URL, nil)
 	if err != nil {
 		panic(err)
 	}
-	err = c.Login(ctx, "editor", "not the password")
+	err = c.Login(ctx, bwcmstest.Admin, "not the password")
 	fmt.Println(err, errors.Is(err, client.ErrUnauthorized))
-	if err := c.Login(ctx, "editor", "a long password"); err != nil {
+	if err := c.Login(ctx, bwcmstest.Admin, bwcmstest.Password); err != nil {
 		panic(err)
 	}
 	claims, _ := c.Claims()
 	fmt.Println(claims.Subject, claims.Account, claims.Langs)
 	// Output:
 	// client: 401 Unauthorized true
-	// editor shop [en it]
+	// admin test [en it]
 }
 
 // Create a record, write it again, change it; a refused one lists its
