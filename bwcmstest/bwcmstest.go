@@ -17,6 +17,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http/httptest"
+	"sync"
 	"testing"
 
 	"github.com/bwcms/cms/adapters/postgres"
@@ -65,6 +66,8 @@ type API struct {
 
 	stopRun   func()
 	dropStore func() error
+	closing   sync.Once
+	closeErr  error
 }
 
 // New starts the API for the test; everything stops when the test ends.
@@ -140,18 +143,20 @@ func Start(ctx context.Context, opts *Options) (api *API, err error) {
 }
 
 // Close stops the server and the workers, and closes (PostgreSQL: drops)
-// the store.
+// the store. Calls after the first return the first's answer.
 func (a *API) Close() error {
-	if a.Server != nil {
-		a.Server.Close()
-	}
-	if a.stopRun != nil {
-		a.stopRun()
-	}
-	if a.dropStore != nil {
-		return a.dropStore()
-	}
-	return nil
+	a.closing.Do(func() {
+		if a.Server != nil {
+			a.Server.Close()
+		}
+		if a.stopRun != nil {
+			a.stopRun()
+		}
+		if a.dropStore != nil {
+			a.closeErr = a.dropStore()
+		}
+	})
+	return a.closeErr
 }
 
 // User adds a user of the account with perms and returns a client logged

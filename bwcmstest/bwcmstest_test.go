@@ -65,3 +65,16 @@ func TestNew(t *testing.T) {
 		})
 	}
 }
+
+// TestCloseTwice: a test may close the API itself; the cleanup's Close
+// then does nothing.
+func TestCloseTwice(t *testing.T) {
+	t.Parallel()
+	api := bwcmstest.New(t, nil)
+	if err := api.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := api.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -182,7 +182,9 @@ func (s *Service) SetDisabled(ctx context.Context, name string, disabled bool) e
 // the addresses it logged in from. Its refresh tokens are revoked, and its
 // access tokens stop as a disabled user's do: at once on this instance,
 // within Options.UserRecheck on the others. A user created later with the
-// same name starts afresh. CodeNotFound for no user.
+// same name gets no refresh token of the deleted one's, but the deleted
+// one's access tokens, until they expire (15 minutes), would pass for it:
+// give the name again only after that. CodeNotFound for no user.
 func (s *Service) DeleteUser(ctx context.Context, name string) error {
 	err := s.inTx(ctx, func(tx Store) error {
 		u, err := tx.GetUser(ctx, name)

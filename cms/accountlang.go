@@ -28,19 +28,19 @@ func (s *Service) AddLanguage(ctx context.Context, account, lang string) (int, e
 	if !isLangCode(lang) {
 		return 0, invalid("language %q: want two lowercase letters", lang)
 	}
-	acc, err := s.store.GetAccount(ctx, account)
-	if err != nil {
-		return 0, err
-	}
-	if !slices.Contains(acc.Langs.All, lang) {
+	acc, err := s.changeAccount(ctx, account, func(acc *Account) error {
+		if slices.Contains(acc.Langs.All, lang) {
+			return nil
+		}
 		langs, err := NewLanguages(acc.Langs.Default, append(slices.Clone(acc.Langs.All), lang)...)
 		if err != nil {
-			return 0, invalid("account %s: %v", account, err)
+			return invalid("account %s: %v", account, err)
 		}
 		acc.Langs = langs
-		if err := s.store.UpdateAccount(ctx, acc); err != nil {
-			return 0, err
-		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
 	}
 	p := Principal{Account: account, Langs: acc.Langs}
 	made := 0
@@ -134,16 +134,39 @@ func (s *Service) aliasIn(ctx context.Context, tx Store, p Principal, kind Kind,
 // Errors: CodeInvalid when lang is not one of the account's languages,
 // CodeNotFound for no account.
 func (s *Service) SetDefaultLanguage(ctx context.Context, account, lang string) error {
-	acc, err := s.store.GetAccount(ctx, account)
-	if err != nil {
-		return err
-	}
-	if !slices.Contains(acc.Langs.All, lang) {
-		return invalid("language %q: not one of account %s's languages (%s); add it first", lang, account, acc.Langs)
-	}
-	if acc.Langs.Default == lang {
+	_, err := s.changeAccount(ctx, account, func(acc *Account) error {
+		if !slices.Contains(acc.Langs.All, lang) {
+			return invalid("language %q: not one of account %s's languages (%s); add it first", lang, account, acc.Langs)
+		}
+		acc.Langs.Default = lang
 		return nil
-	}
-	acc.Langs.Default = lang
-	return s.store.UpdateAccount(ctx, acc)
+	})
+	return err
+}
+
+// changeAccount reads an account, lets change change it and stores it,
+// in one transaction that holds the account's write lock: two changes at
+// once (a language added on one instance, the default changed on
+// another) both stay. It returns the account as stored.
+func (s *Service) changeAccount(ctx context.Context, id string, change func(*Account) error) (Account, error) {
+	var acc Account
+	err := s.inTx(ctx, func(tx Store) error {
+		if err := tx.LockAccountWrites(ctx, id); err != nil {
+			return err
+		}
+		var err error
+		if acc, err = tx.GetAccount(ctx, id); err != nil {
+			return err
+		}
+		before := acc.Langs.String()
+		acc.Langs.All = slices.Clone(acc.Langs.All)
+		if err := change(&acc); err != nil {
+			return err
+		}
+		if acc.Langs.String() == before {
+			return nil // nothing changed
+		}
+		return tx.UpdateAccount(ctx, acc)
+	})
+	return acc, err
 }

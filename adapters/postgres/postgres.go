@@ -102,7 +102,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	if o.ConnMaxLifetime <= 0 {
 		o.ConnMaxLifetime = 30 * time.Minute
 	}
-	schema, err := chooseSchema(o.Schema, config.RuntimeParams["search_path"])
+	schema, named, err := chooseSchema(o.Schema, config.RuntimeParams["search_path"])
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	sqldb.SetMaxOpenConns(o.MaxConns)
 	sqldb.SetMaxIdleConns(o.MaxIdleConns)
 	sqldb.SetConnMaxLifetime(o.ConnMaxLifetime)
-	return open(ctx, sqldb, schema, o)
+	return open(ctx, sqldb, schema, named, o)
 }
 
 // OpenPool is Open on a pool of the host's: the store takes a connection
@@ -134,7 +134,8 @@ func OpenPool(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Store, e
 	if o.MaxConns <= 0 {
 		o.MaxConns = int(config.MaxConns)
 	}
-	schema, err := chooseSchema(o.Schema, config.ConnConfig.RuntimeParams["search_path"])
+	// The pool's search_path is the host's own: never the store's schema.
+	schema, named, err := chooseSchema(o.Schema, "")
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +143,7 @@ func OpenPool(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Store, e
 	// Idle connections belong to the host's pool, not to database/sql.
 	sqldb.SetMaxIdleConns(0)
 	sqldb.SetMaxOpenConns(o.MaxConns)
-	return open(ctx, sqldb, schema, o)
+	return open(ctx, sqldb, schema, named, o)
 }
 
 // options returns opts or the zero Options, with the defaults both Open
@@ -163,7 +164,7 @@ func options(opts *Options) Options {
 
 // open builds the store on sqldb, whose connections resolve names in
 // schema (which may not exist yet), and migrates it.
-func open(ctx context.Context, sqldb *sql.DB, schema string, o Options) (*Store, error) {
+func open(ctx context.Context, sqldb *sql.DB, schema string, named bool, o Options) (*Store, error) {
 	// Migrations in Go run with the complete SQL ones only (tests open
 	// older schemas with fewer).
 	full := o.migrations == nil
@@ -211,7 +212,7 @@ func open(ctx context.Context, sqldb *sql.DB, schema string, o Options) (*Store,
 		Close:    db.Close,
 	})}
 	err := store.Migrate(ctx, bunstore.MigrateOptions{FS: o.migrations, Data: full,
-		Before: func(ctx context.Context, tx bun.Tx) error { return prepare(ctx, tx, schema, o.migrations) }})
+		Before: func(ctx context.Context, tx bun.Tx) error { return prepare(ctx, tx, schema, named, o.migrations) }})
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("postgres: %w", err)

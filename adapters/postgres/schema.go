@@ -20,11 +20,17 @@ import (
 var plainIdent = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
 // chooseSchema returns the schema the store uses: explicit (Options.Schema)
-// when set, else the one searchPath (the connection's search_path
-// parameter) names when it names exactly one other than public, else
-// DefaultSchema. PostgreSQL's default search_path ("$user", public) and
-// public name none.
-func chooseSchema(explicit, searchPath string) (string, error) {
+// when set, else the one searchPath (the DSN's search_path parameter)
+// names when it names exactly one other than public, else DefaultSchema.
+// PostgreSQL's default search_path ("$user", public) and public name
+// none. named tells whether the schema was named (not the default): only
+// the default schema takes an older installation out of public.
+func chooseSchema(explicit, searchPath string) (schema string, named bool, err error) {
+	schema, err = pickSchema(explicit, searchPath)
+	return schema, err == nil && schema != DefaultSchema, err
+}
+
+func pickSchema(explicit, searchPath string) (string, error) {
 	if explicit != "" {
 		if err := validSchema(explicit); err != nil {
 			return "", err
@@ -74,10 +80,11 @@ func quoteIdent(name string) string { return `"` + name + `"` }
 
 // prepare runs first in the migration transaction: it takes the advisory
 // lock that serialises instances migrating the schema at once, creates
-// the schema when missing, and moves an older installation's tables from
-// public into it (movePublic). It commits with the migrations, or not at
-// all.
-func prepare(ctx context.Context, tx bun.Tx, schema string, fsys fs.FS) error {
+// the schema when missing, moves an older installation's tables from
+// public into it when the schema is the default one (movePublic), and
+// refuses a schema that holds tables of the store's names the store did
+// not make. It commits with the migrations, or not at all.
+func prepare(ctx context.Context, tx bun.Tx, schema string, named bool, fsys fs.FS) error {
 	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?, hashtext(?))", migrationLocks, schema); err != nil {
 		return err
 	}
@@ -93,15 +100,49 @@ func prepare(ctx context.Context, tx bun.Tx, schema string, fsys fs.FS) error {
 			return fmt.Errorf("create schema %s: %w", schema, err)
 		}
 	}
-	return movePublic(ctx, tx, schema, fsys)
+	if !named {
+		if err := movePublic(ctx, tx, schema, fsys); err != nil {
+			return err
+		}
+	}
+	return refuseForeignTables(ctx, tx, schema, fsys)
+}
+
+// refuseForeignTables fails when schema has no migration table of the
+// store's but holds tables named as the store's are: another
+// application's, which the store must neither use nor change.
+func refuseForeignTables(ctx context.Context, tx bun.Tx, schema string, fsys fs.FS) error {
+	var ours *string
+	if err := tx.QueryRowContext(ctx, "SELECT to_regclass(?)::text",
+		quoteIdent(schema)+"."+bunstore.MigrationsTable).Scan(&ours); err != nil {
+		return err
+	}
+	if ours != nil {
+		return nil
+	}
+	tables, err := bunstore.MigrationTables(fsys)
+	if err != nil {
+		return err
+	}
+	var present []string
+	if err := tx.NewRaw("SELECT tablename FROM pg_tables WHERE schemaname = ? AND tablename IN (?) ORDER BY tablename",
+		schema, bun.In(tables)).Scan(ctx, &present); err != nil {
+		return err
+	}
+	if len(present) > 0 {
+		return fmt.Errorf("postgres: schema %s already holds tables the store did not make (%s): "+
+			"give the store a schema of its own (Options.Schema)", schema, strings.Join(present, ", "))
+	}
+	return nil
 }
 
 // movePublic moves an installation of an older version, whose tables are
 // in public, into schema: when schema has no migration table and public
-// has one that lists the first of the store's migrations, each of the
-// tables the store's migrations create (and the migration tables) that
-// public holds moves with ALTER TABLE ... SET SCHEMA, with its indexes,
-// constraints and owned sequences. Public's other tables stay.
+// has one that lists the first of the store's migrations, each table that
+// a migration applied there created (and no applied one dropped), and the
+// migration tables, moves with ALTER TABLE ... SET SCHEMA, with its
+// indexes, constraints and owned sequences. Public's other tables stay,
+// whatever their names.
 func movePublic(ctx context.Context, tx bun.Tx, schema string, fsys fs.FS) error {
 	var ours, theirs *string
 	if err := tx.QueryRowContext(ctx, "SELECT to_regclass(?)::text, to_regclass(?)::text",
@@ -123,14 +164,26 @@ func movePublic(ctx context.Context, tx bun.Tx, schema string, fsys fs.FS) error
 	if !recognised {
 		return nil
 	}
-	tables, err := bunstore.MigrationTables(fsys)
+	created, dropped, err := bunstore.TableMigrations(fsys)
 	if err != nil {
 		return err
 	}
-	var inPublic []string
+	var applied, inPublic []string
+	if err := tx.NewRaw("SELECT name FROM public."+bunstore.MigrationsTable).Scan(ctx, &applied); err != nil {
+		return err
+	}
 	if err := tx.NewRaw("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").Scan(ctx, &inPublic); err != nil {
 		return err
 	}
+	// Only the tables public's applied migrations made and did not drop:
+	// a table of the same name the host made is the host's.
+	tables := []string{bunstore.MigrationsTable, "cms_migration_locks"}
+	for t, by := range created {
+		if slices.Contains(applied, by) && !slices.Contains(applied, dropped[t]) {
+			tables = append(tables, t)
+		}
+	}
+	slices.Sort(tables)
 	for _, t := range tables {
 		if !slices.Contains(inPublic, t) {
 			continue

@@ -42,7 +42,10 @@ func TestChooseSchema(t *testing.T) {
 		{`cms"; DROP`, "", ""},
 		{strings.Repeat("a", 64), "", ""},
 	} {
-		got, err := chooseSchema(c.explicit, c.searchPath)
+		got, named, err := chooseSchema(c.explicit, c.searchPath)
+		if err == nil && named != (got != DefaultSchema) {
+			t.Errorf("chooseSchema(%q, %q): named %v for %q", c.explicit, c.searchPath, named, got)
+		}
 		if got != c.want || (err != nil) != (c.want == "") {
 			t.Errorf("chooseSchema(%q, %q) = %q, %v; want %q", c.explicit, c.searchPath, got, err, c.want)
 		}
@@ -246,7 +249,7 @@ func TestMoveFromPublic(t *testing.T) {
 		t.Fatal(err)
 	}
 	config.RuntimeParams["search_path"] = "public"
-	old, err := open(ctx, stdlib.OpenDB(*config), "public", Options{MaxConns: 2, ConnWait: time.Second, migrations: firstMigrations(t, 8)})
+	old, err := open(ctx, stdlib.OpenDB(*config), "public", true, Options{MaxConns: 2, ConnWait: time.Second, migrations: firstMigrations(t, 8)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -201,6 +201,34 @@ func splitStatements(text []byte) ([]string, error) {
 // createdTable finds the tables a statement creates.
 var createdTable = regexp.MustCompile(`(?i)\bCREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"?([A-Za-z_][A-Za-z0-9_]*)`)
 
+// droppedTable finds the tables a migration statement drops.
+var droppedTable = regexp.MustCompile(`(?i)DROP\s+TABLE\s+(?:IF\s+EXISTS\s+)?"?([A-Za-z_][A-Za-z0-9_]*)"?`)
+
+// TableMigrations maps each table the migrations of fsys create to the
+// first migration that creates it, and each table they drop to the
+// migration that drops it: which tables an installation with a given set
+// of applied migrations holds.
+func TableMigrations(fsys fs.FS) (created, dropped map[string]string, err error) {
+	files, err := migrationFiles(fsys)
+	if err != nil {
+		return nil, nil, err
+	}
+	created, dropped = map[string]string{}, map[string]string{}
+	for _, f := range files {
+		for _, q := range f.statements {
+			for _, m := range createdTable.FindAllStringSubmatch(q, -1) {
+				if t := strings.ToLower(m[1]); created[t] == "" {
+					created[t] = f.name
+				}
+			}
+			for _, m := range droppedTable.FindAllStringSubmatch(q, -1) {
+				dropped[strings.ToLower(m[1])] = f.name
+			}
+		}
+	}
+	return created, dropped, nil
+}
+
 // MigrationTables lists the tables the migrations of fsys create (some
 // dropped by later ones), and the migration tables (cms_migrations, and
 // cms_migration_locks of bun's migrator), sorted: every table an
