@@ -42,6 +42,26 @@ func process(t *testing.T, e *env) {
 	}
 }
 
+// submitLandingsAndWait submits n one-Landing batches (ids prefix0, prefix1, ...)
+// and waits up to 10 s for each to be done, which the env's workers must
+// see to.
+func submitLandingsAndWait(t *testing.T, e *env, prefix string, n int) {
+	t.Helper()
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = submit(t, e, "landing", fmt.Sprintf(`[{"id":"%s%d"}]`, prefix, i))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for _, id := range ids {
+		for !strings.Contains(statusOf(t, e, "landing", id), `"status":"done"`) {
+			if time.Now().After(deadline) {
+				t.Fatalf("batch %s not done: %s", id, statusOf(t, e, "landing", id))
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
 func statusOf(t *testing.T, e *env, kind, id string) string {
 	t.Helper()
 	w := e.send("admin", "GET", "/api/bw/v2/"+kind+"/batch/"+id, "", nil)
@@ -208,19 +228,7 @@ func TestBatchWorkers(t *testing.T) {
 		defer close(done)
 		e.svc.RunBatchWorkers(ctx, 2)
 	}()
-	ids := make([]string, 5)
-	for i := range ids {
-		ids[i] = submit(t, e, "landing", fmt.Sprintf(`[{"id":"land%d"}]`, i))
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for _, id := range ids {
-		for !strings.Contains(statusOf(t, e, "landing", id), `"status":"done"`) {
-			if time.Now().After(deadline) {
-				t.Fatalf("batch %s not done: %s", id, statusOf(t, e, "landing", id))
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+	submitLandingsAndWait(t, e, "land", 5)
 	cancel()
 	select {
 	case <-done:

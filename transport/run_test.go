@@ -2,7 +2,6 @@ package transport
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -27,19 +26,7 @@ func TestRun(t *testing.T) {
 		for !strings.Contains(logs.String(), "cms: running") {
 			time.Sleep(time.Millisecond)
 		}
-		ids := make([]string, 3)
-		for i := range ids {
-			ids[i] = submit(t, e, "landing", fmt.Sprintf(`[{"id":"run%d"}]`, i))
-		}
-		deadline := time.Now().Add(10 * time.Second)
-		for _, id := range ids {
-			for !strings.Contains(statusOf(t, e, "landing", id), `"status":"done"`) {
-				if time.Now().After(deadline) {
-					t.Fatalf("batch %s not done: %s", id, statusOf(t, e, "landing", id))
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
-		}
+		submitLandingsAndWait(t, e, "run", 3)
 		cancel()
 		select {
 		case err := <-done:
