@@ -29,6 +29,9 @@ type Identity struct {
 	Perms []string
 	// Disabled refuses logins and stops the user's tokens.
 	Disabled bool
+	// Since, when set, is when the user was made: access tokens issued
+	// before it were a former user's of the same name and are refused.
+	Since time.Time
 }
 
 // NewUser is what CreateUser needs.
@@ -123,8 +126,9 @@ func (s *Service) CreateUser(ctx context.Context, u NewUser) error {
 	if err != nil {
 		return err
 	}
+	now := s.Now()
 	return s.store.CreateUser(ctx, User{Name: u.Name, Account: u.Account, PasswordHash: hash,
-		Perms: slices.Clone(perms), Changed: s.Now()})
+		Perms: slices.Clone(perms), Changed: now, Created: now})
 }
 
 // User returns a stored user. CodeNotFound when there is none.
@@ -182,9 +186,8 @@ func (s *Service) SetDisabled(ctx context.Context, name string, disabled bool) e
 // the addresses it logged in from. Its refresh tokens are revoked, and its
 // access tokens stop as a disabled user's do: at once on this instance,
 // within Options.UserRecheck on the others. A user created later with the
-// same name gets no refresh token of the deleted one's, but the deleted
-// one's access tokens, until they expire (15 minutes), would pass for it:
-// give the name again only after that. CodeNotFound for no user.
+// same name starts afresh: tokens issued before it was made are refused
+// (User.Created, Identity.Since). CodeNotFound for no user.
 func (s *Service) DeleteUser(ctx context.Context, name string) error {
 	err := s.inTx(ctx, func(tx Store) error {
 		u, err := tx.GetUser(ctx, name)
@@ -261,7 +264,7 @@ func (c storeCredentials) Authenticate(ctx context.Context, username, password s
 	if rehash && !u.Disabled {
 		c.rehash(ctx, u, password)
 	}
-	return Identity{Account: u.Account, Perms: u.Perms, Disabled: u.Disabled}, nil
+	return Identity{Account: u.Account, Perms: u.Perms, Disabled: u.Disabled, Since: u.Created}, nil
 }
 
 // rehash remakes a hash with the current parameters. Failing here costs
@@ -289,7 +292,7 @@ func (c storeCredentials) Lookup(ctx context.Context, username string) (Identity
 	if err != nil {
 		return Identity{}, err
 	}
-	return Identity{Account: u.Account, Perms: u.Perms, Disabled: u.Disabled}, nil
+	return Identity{Account: u.Account, Perms: u.Perms, Disabled: u.Disabled, Since: u.Created}, nil
 }
 
 // userCache remembers for a short while whether a user may act, so a
@@ -303,6 +306,7 @@ type userCache struct {
 type userState struct {
 	account string
 	ok      bool
+	since   time.Time // Identity.Since
 	at      time.Time
 }
 

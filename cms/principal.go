@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Principal is the authenticated caller: the account it acts for, the
@@ -19,6 +20,9 @@ type Principal struct {
 	Perms []string
 	// Langs are the account's languages, which decode and encode records.
 	Langs Languages
+	// Issued, when set, is when the access token was issued (its iat):
+	// CheckPrincipal refuses a token older than its user.
+	Issued time.Time
 }
 
 type principalKey struct{}

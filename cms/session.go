@@ -248,13 +248,18 @@ func (s *Service) CheckPrincipal(ctx context.Context, p Principal) error {
 		case err != nil:
 			return err
 		default:
-			st = userState{account: id.Account, ok: !id.Disabled}
+			st = userState{account: id.Account, ok: !id.Disabled, since: id.Since}
 		}
 		st.at = now
 		s.users.put(p.User, st)
 	}
 	if !st.ok || st.account != p.Account {
 		return errUnauthorized()
+	}
+	// iat has whole seconds: a token of the second the user was made is
+	// taken as the user's.
+	if !p.Issued.IsZero() && p.Issued.Before(st.since.Truncate(time.Second)) {
+		return errUnauthorized() // a former user's of the same name
 	}
 	return nil
 }

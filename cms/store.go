@@ -310,6 +310,9 @@ type User struct {
 	Disabled     bool     // refuses logins and the user's tokens
 	// Changed is when the password, the perms or Disabled last changed.
 	Changed time.Time
+	// Created is when the user was made (zero for users made before it
+	// was kept); UpdateUser leaves it.
+	Created time.Time
 }
 
 // RefreshToken is a stored refresh token; its value is kept only as a

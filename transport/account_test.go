@@ -216,13 +216,19 @@ func TestDeleteUser(t *testing.T) {
 				t.Errorf("Users still lists writer")
 			}
 		}
+		e.clock.Advance(time.Minute) // the name given again a minute later
 		if err := e.svc.CreateUser(ctx, cms.NewUser{Name: "writer", Account: "acme", Password: testPassword, Perms: []string{"map:read"}}); err != nil {
 			t.Fatal(err)
 		}
 		if w := e.refreshWith(a.RefreshToken); w.Code != http.StatusUnauthorized {
 			t.Errorf("the old refresh token works for the new writer: %d", w.Code)
 		}
-		e.login("writer")
+		if w := e.validateWith(a.AccessToken); w.Code != http.StatusUnauthorized {
+			t.Errorf("the deleted writer's access token works for the new writer: %d %s", w.Code, w.Body)
+		}
+		if w := e.validateWith(e.login("writer").AccessToken); w.Code != http.StatusOK {
+			t.Errorf("the new writer's own token: %d %s", w.Code, w.Body)
+		}
 	})
 }
 

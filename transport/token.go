@@ -98,7 +98,7 @@ func (c *Claims) principal() (cms.Principal, error) {
 	if perms == nil {
 		perms = []string{}
 	}
-	return cms.Principal{Account: c.Acc, User: c.Sub, Perms: perms, Langs: langs}, nil
+	return cms.Principal{Account: c.Acc, User: c.Sub, Perms: perms, Langs: langs, Issued: time.Unix(c.Iat, 0)}, nil
 }
 
 // tokens signs and verifies access tokens with one pinned algorithm.

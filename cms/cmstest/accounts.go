@@ -12,7 +12,8 @@ import (
 // sameUser compares users: times as instants, no perms as an empty list.
 func sameUser(got, want cms.User) bool {
 	return got.Name == want.Name && got.Account == want.Account && got.PasswordHash == want.PasswordHash &&
-		slices.Equal(got.Perms, want.Perms) && got.Disabled == want.Disabled && got.Changed.Equal(want.Changed)
+		slices.Equal(got.Perms, want.Perms) && got.Disabled == want.Disabled && got.Changed.Equal(want.Changed) &&
+		got.Created.Equal(want.Created)
 }
 
 func userNames(users []cms.User) []string {
@@ -76,7 +77,8 @@ func testAccounts(t *testing.T, open func(t *testing.T) cms.Store) {
 			must(t, s.CreateAccount(ctx, cms.Account{ID: id, Langs: langs3()}))
 		}
 		zoe := cms.User{Name: "zoe", Account: "a", PasswordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA",
-			Perms: []string{"resource:write", "*:read", "map:delete", "landing:*"}, Changed: time.Date(2026, 1, 2, 3, 4, 5, 6000, cet)}
+			Perms: []string{"resource:write", "*:read", "map:delete", "landing:*"}, Changed: time.Date(2026, 1, 2, 3, 4, 5, 6000, cet),
+			Created: time.Date(2025, 12, 1, 0, 0, 0, 7000, cet)}
 		users := []cms.User{
 			zoe,
 			{Name: "adam", Account: "b", PasswordHash: "h-adam", Changed: t0},

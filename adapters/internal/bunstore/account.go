@@ -79,11 +79,15 @@ type userRow struct {
 	Perms        string `bun:"perms"` // JSON array, in stored order
 	Disabled     bool   `bun:"disabled"`
 	ChangedAt    int64  `bun:"changed_at"`
+	CreatedAt    int64  `bun:"created_at"` // 0: made before this was kept
 }
 
 func (r userRow) user() (cms.User, error) {
 	u := cms.User{Name: r.Name, Account: r.Account, PasswordHash: r.PasswordHash, Disabled: r.Disabled,
 		Changed: fromMicros(r.ChangedAt)}
+	if r.CreatedAt != 0 {
+		u.Created = fromMicros(r.CreatedAt)
+	}
 	if err := json.Unmarshal([]byte(r.Perms), &u.Perms); err != nil {
 		return cms.User{}, &cms.Error{Code: cms.CodeInternal, Message: "stored user unreadable", Err: err}
 	}
@@ -104,9 +108,13 @@ func (s *Store) CreateUser(ctx context.Context, u cms.User) error {
 		if _, err := s.GetAccount(ctx, u.Account); err != nil {
 			return err
 		}
-		n, err := s.exec(ctx, "INSERT INTO users (name, account, password_hash, perms, disabled, changed_at) "+
-			"VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING",
-			u.Name, u.Account, u.PasswordHash, permsJSON(u.Perms), u.Disabled, micros(u.Changed))
+		var created int64
+		if !u.Created.IsZero() {
+			created = micros(u.Created)
+		}
+		n, err := s.exec(ctx, "INSERT INTO users (name, account, password_hash, perms, disabled, changed_at, created_at) "+
+			"VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING",
+			u.Name, u.Account, u.PasswordHash, permsJSON(u.Perms), u.Disabled, micros(u.Changed), created)
 		if err == nil && n == 0 {
 			err = conflict("user " + u.Name + " exists")
 		}
@@ -114,7 +122,7 @@ func (s *Store) CreateUser(ctx context.Context, u cms.User) error {
 	})
 }
 
-const userColumns = "name, account, password_hash, perms, disabled, changed_at"
+const userColumns = "name, account, password_hash, perms, disabled, changed_at, created_at"
 
 // GetUser implements cms.Store.
 func (s *Store) GetUser(ctx context.Context, name string) (cms.User, error) {
