@@ -256,13 +256,19 @@ func (s *Service) CheckPrincipal(ctx context.Context, p Principal) error {
 	if !st.ok || st.account != p.Account {
 		return errUnauthorized()
 	}
-	// iat has whole seconds: a token of the second the user was made is
-	// taken as the user's.
-	if !p.Issued.IsZero() && p.Issued.Before(st.since.Truncate(time.Second)) {
+	// iat has whole seconds, and instances' clocks differ a little: a
+	// token issued up to sinceSkew before the user was made is taken as
+	// the user's (no former user's token can be that young in practice).
+	if !p.Issued.IsZero() && p.Issued.Before(st.since.Add(-sinceSkew).Truncate(time.Second)) {
 		return errUnauthorized() // a former user's of the same name
 	}
 	return nil
 }
+
+// sinceSkew is how much earlier than its user's creation a token may say
+// it was issued and still be the user's: the clocks of instances on one
+// database differ by that much at most.
+const sinceSkew = 5 * time.Second
 
 // principal builds the principal of a user from its identity and its
 // account's languages.
