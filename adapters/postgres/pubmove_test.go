@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"io/fs"
 	"slices"
 	"strings"
 	"testing"
@@ -19,13 +20,7 @@ func TestMoveLeavesHostTables(t *testing.T) {
 	ctx := t.Context()
 	dsn := pgtest.Database(t)
 	pool := newPool(t, dsn)
-	config, _ := pgx.ParseConfig(dsn)
-	config.RuntimeParams["search_path"] = "public"
-	old, err := open(ctx, stdlib.OpenDB(*config), "public", true, Options{MaxConns: 2, ConnWait: time.Second, migrations: firstMigrations(t, 7)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	old.Close()
+	openInPublic(t, dsn, firstMigrations(t, 7)).Close()
 	if _, err := pool.Exec(ctx, "CREATE TABLE public.login_attempts (host_col int)"); err != nil {
 		t.Fatal(err)
 	}
@@ -46,12 +41,7 @@ func TestNamedSchemaLeavesPublic(t *testing.T) {
 	ctx := t.Context()
 	dsn := pgtest.Database(t)
 	pool := newPool(t, dsn)
-	config, _ := pgx.ParseConfig(dsn)
-	config.RuntimeParams["search_path"] = "public"
-	old, err := open(ctx, stdlib.OpenDB(*config), "public", true, Options{MaxConns: 2, ConnWait: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	old := openInPublic(t, dsn, nil)
 	defer old.Close()
 	s, err := Open(ctx, dsn, &Options{MaxConns: 4, Schema: "tenant_b"})
 	if err != nil {
@@ -107,4 +97,21 @@ func TestForeignTablesRefused(t *testing.T) {
 	if got := schemaTables(t, admin, "app"); !slices.Equal(got, []string{"users"}) {
 		t.Errorf("app after the refusal: %v", got)
 	}
+}
+
+// openInPublic opens dsn as an older version did, its tables in public,
+// with migrations (nil: all of them).
+func openInPublic(t *testing.T, dsn string, migrations fs.FS) *Store {
+	t.Helper()
+	config, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config.RuntimeParams["search_path"] = "public"
+	s, err := open(t.Context(), stdlib.OpenDB(*config), "public", true,
+		Options{MaxConns: 2, ConnWait: time.Second, migrations: migrations})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/jackc/pgx/v5/stdlib"
 )
 
 func TestChooseSchema(t *testing.T) {
@@ -244,15 +243,7 @@ func TestMoveFromPublic(t *testing.T) {
 	pool := newPool(t, dsn)
 	// The older version: its tables in public, bun's migrator's lock
 	// table with them.
-	config, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	config.RuntimeParams["search_path"] = "public"
-	old, err := open(ctx, stdlib.OpenDB(*config), "public", true, Options{MaxConns: 2, ConnWait: time.Second, migrations: firstMigrations(t, 8)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	old := openInPublic(t, dsn, firstMigrations(t, 8))
 	roundTrip(t, old, "r-old")
 	old.Close()
 	for _, q := range []string{
