@@ -178,7 +178,7 @@ func (b *bulkTx) learnNumbers(ctx context.Context, lang string, stems []string) 
 	viewed := map[string]int64{}
 	for _, stem := range Dedupe(stems) {
 		key := aliasKey{lang, stem}
-		held, skip := b.viewNumbers(key)
+		held, skip := b.viewNumbers(key, 0)
 		viewed[stem] = held
 		if len(skip) == 0 {
 			plain = append(plain, stem)
@@ -205,13 +205,17 @@ func (b *bulkTx) learnNumbers(ctx context.Context, lang string, stems []string) 
 }
 
 // viewNumbers returns the highest number of stem (language and base)
-// the views hold, and the numbers they released.
-func (b *bulkTx) viewNumbers(stem aliasKey) (held int64, released []int64) {
+// the views hold, and the numbers they released; with below above 0,
+// of the numbers below it only.
+func (b *bulkTx) viewNumbers(stem aliasKey, below int64) (held int64, released []int64) {
 	for _, v := range []*view{b.cur, b.prev} {
 		if v == nil {
 			continue
 		}
 		for _, n := range v.stems[stem] {
+			if below > 0 && n >= below {
+				continue
+			}
 			if holder, _ := b.holder(aliasKey{stem.lang, numberedAlias(stem.alias, n)}); holder != "" {
 				held = max(held, n)
 			} else {

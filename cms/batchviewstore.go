@@ -139,6 +139,9 @@ func (b *bulkTx) AliasNumbers(ctx context.Context, p AliasNumberParams) (map[str
 		}
 		return b.tx.AliasNumbers(ctx, p)
 	}
+	if p.Below > 0 {
+		return b.numbersBelow(ctx, p)
+	}
 	var ask []string
 	for _, base := range p.Bases {
 		if _, ok := b.numbers[aliasKey{p.Lang, base}]; !ok {
@@ -156,6 +159,30 @@ func (b *bulkTx) AliasNumbers(ctx context.Context, p AliasNumberParams) (map[str
 	top := map[string]int64{}
 	for _, base := range p.Bases {
 		if n := b.numbers[aliasKey{p.Lang, base}]; n > 0 {
+			top[base] = n
+		}
+	}
+	return top, nil
+}
+
+// numbersBelow answers AliasNumbers with Below (rare: only below an
+// alias given by hand with the highest number), not kept: the store's
+// numbers below, leaving out those the views released, raised by those
+// below that they hold.
+func (b *bulkTx) numbersBelow(ctx context.Context, p AliasNumberParams) (map[string]int64, error) {
+	if err := b.settle(); err != nil {
+		return nil, err
+	}
+	top := map[string]int64{}
+	for _, base := range Dedupe(p.Bases) {
+		held, released := b.viewNumbers(aliasKey{p.Lang, base}, p.Below)
+		q := p
+		q.Bases, q.Skip = []string{base}, released
+		stored, err := b.tx.AliasNumbers(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		if n := max(stored[base], held); n > 0 {
 			top[base] = n
 		}
 	}

@@ -93,7 +93,8 @@ func cutAlias(alias string, n int) string {
 // added to: first itself, cut so that any number fits.
 func aliasStem(first string) string { return cutAlias(first, maxAliasStem) }
 
-// errNoFreeAlias is returned when a base has used up its numbers.
+// errNoFreeAlias is returned when a base has used up its numbers, which
+// no number of aliases can do (uniqueAlias).
 var errNoFreeAlias = errors.New("cms: no free urlAlias number")
 
 // uniqueAlias returns the alias first (cut to 500 characters) when no
@@ -103,6 +104,11 @@ var errNoFreeAlias = errors.New("cms: no free urlAlias number")
 // look-ups through the alias index, however many records share the
 // base. In a write transaction the stem is held (LockAlias) until it
 // ends, so concurrent writers take numbers one after the other.
+//
+// Only an alias given by hand can hold the highest number there is
+// (maxAliasNumber): then the number is the one above the highest held
+// below the run of numbers that ends there, one more look-up a number
+// of that run, so a free alias is always found.
 func uniqueAlias(ctx context.Context, tx upsertStore, account string, kind Kind, lang, first string) (string, error) {
 	first = cutAlias(first, maxAliasLength)
 	stem := aliasStem(first)
@@ -116,15 +122,27 @@ func uniqueAlias(ctx context.Context, tx upsertStore, account string, kind Kind,
 	case err != nil:
 		return "", err
 	}
-	top, err := tx.AliasNumbers(ctx, AliasNumberParams{Account: account, Kind: kind, Lang: lang, Bases: []string{stem}})
+	p := AliasNumberParams{Account: account, Kind: kind, Lang: lang, Bases: []string{stem}}
+	top, err := tx.AliasNumbers(ctx, p)
 	if err != nil {
 		return "", err
 	}
-	n := max(top[stem], 1) + 1
-	if n > maxAliasNumber {
-		return "", errNoFreeAlias
+	held := max(top[stem], 1)
+	if held < maxAliasNumber {
+		return numberedAlias(stem, held+1), nil
 	}
-	return numberedAlias(stem, n), nil
+	for held > 2 {
+		p.Below = held
+		top, err := tx.AliasNumbers(ctx, p)
+		if err != nil {
+			return "", err
+		}
+		if next := max(top[stem], 1) + 1; next < held {
+			return numberedAlias(stem, next), nil
+		}
+		held-- // held is taken too: the run goes on below
+	}
+	return "", errNoFreeAlias // every number from 2 held: a guard
 }
 
 // truncateUTF8 cuts s to at most n bytes without splitting a character.

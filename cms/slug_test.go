@@ -2,7 +2,6 @@ package cms
 
 import (
 	"context"
-	"errors"
 	"regexp"
 	"slices"
 	"strings"
@@ -87,7 +86,7 @@ func (a *aliasIndex) AliasNumbers(_ context.Context, p AliasNumberParams) (map[s
 	a.asked++
 	top := map[string]int64{}
 	for alias := range a.held {
-		if base, n := SplitAlias(alias); slices.Contains(p.Bases, base) && n > top[base] {
+		if base, n := SplitAlias(alias); slices.Contains(p.Bases, base) && n > top[base] && (p.Below == 0 || n < p.Below) {
 			top[base] = n
 		}
 	}
@@ -125,10 +124,19 @@ func TestUniqueAlias(t *testing.T) {
 	if next, _ := uniqueAlias(ctx, idx, "a", KindResource, "en", long); next != strings.TrimSuffix(got, "-2")+"-3" {
 		t.Errorf("next long alias: %q", next)
 	}
-	// The last number taken: an error, not a wrong alias.
-	idx.held["/x"], idx.held["/x-999999999999999999"] = true, true
-	if got, err := uniqueAlias(ctx, idx, "a", KindResource, "en", "/x"); !errors.Is(err, errNoFreeAlias) {
-		t.Errorf("no number left: %q, %v", got, err)
+	// The last number taken (by hand): the next after the highest below
+	// the run of numbers that ends there, one question a number of it.
+	idx.held["/x"], idx.held["/x-999999999999999999"], idx.held["/x-999999999999999998"] = true, true, true
+	idx.held["/x-5"] = true
+	idx.asked = 0
+	if got, err := uniqueAlias(ctx, idx, "a", KindResource, "en", "/x"); err != nil || got != "/x-6" {
+		t.Errorf("last number taken: %q, %v; want /x-6", got, err)
+	}
+	if idx.asked != 4 {
+		t.Errorf("last number taken: %d questions, want 4", idx.asked)
+	}
+	if got, err := uniqueAlias(ctx, idx, "a", KindResource, "en", "/x-999999999999999999"); err != nil || got != "/x-999999999999999999-2" {
+		t.Errorf("the last number's alias: %q, %v", got, err)
 	}
 }
 

@@ -225,6 +225,9 @@ type AliasNumberParams struct {
 	// Skip, when set, are numbers not counted, of every base: a caller
 	// that released aliases it has not stored yet names theirs.
 	Skip []int64
+	// Below, when above 0, counts only the numbers below it: the highest
+	// number under a run of numbers given by hand (uniqueAlias).
+	Below int64
 }
 
 // Role is the role of a Resource in a Map.

@@ -198,18 +198,26 @@ func TestAliasNumberUsesIndex(t *testing.T) {
 	t.Parallel()
 	s := openTestStore(t, nil)
 	bunstoretest.FillNumberedAliases(t, s.Store, 3000)
-	for _, skip := range [][]int64{nil, {3000, 2999}} {
-		p := cms.AliasNumberParams{Account: "a", Kind: cms.KindResource, Lang: "en", Bases: []string{"/t"}, Skip: skip}
+	for _, c := range []struct {
+		skip  []int64
+		below int64
+	}{{nil, 0}, {[]int64{3000, 2999}, 0}, {nil, 2000}} {
+		skip := c.skip
+		p := cms.AliasNumberParams{Account: "a", Kind: cms.KindResource, Lang: "en", Bases: []string{"/t"}, Skip: skip, Below: c.below}
 		query, args := s.AliasNumberQuery(p, p.Bases)
 		text := explain(t, s, query, args)
 		if !strings.Contains(text, "Scan Backward using aliases_number on aliases") ||
-			!strings.Contains(text, "Index Cond: ((((((account || '/'::text) || kind) || '/'::text) || lang) = 'a/resource/en'::text) AND (base = value.value))") ||
+			!strings.Contains(text, "Index Cond: ((((((account || '/'::text) || kind) || '/'::text) || lang) = 'a/resource/en'::text) AND (base = value.value)") ||
 			!strings.Contains(text, "Limit") || strings.Contains(text, "Seq Scan on aliases") || strings.Contains(text, "Sort") {
 			t.Fatalf("plan (skip %v) does not scan aliases_number on its prefix:\n%s", skip, text)
 		}
 		t.Logf("query plan (skip %v):\n%s", skip, text)
 		top, err := s.AliasNumbers(t.Context(), p)
-		if want := int64(3000 - len(skip)); err != nil || top["/t"] != want {
+		want := int64(3000 - len(skip))
+		if c.below > 0 {
+			want = c.below - 1
+		}
+		if err != nil || top["/t"] != want {
 			t.Fatalf("AliasNumbers = %v, %v; want /t %d", top, err, want)
 		}
 	}

@@ -260,8 +260,12 @@ func TestAliasNumberUsesIndex(t *testing.T) {
 	t.Parallel()
 	s := openTestStore(t)
 	bunstoretest.FillNumberedAliases(t, s.Store, 3000)
-	for _, skip := range [][]int64{nil, {3000, 2999}} {
-		p := cms.AliasNumberParams{Account: "a", Kind: cms.KindResource, Lang: "en", Bases: []string{"/t"}, Skip: skip}
+	for _, c := range []struct {
+		skip  []int64
+		below int64
+	}{{nil, 0}, {[]int64{3000, 2999}, 0}, {nil, 2000}} {
+		skip := c.skip
+		p := cms.AliasNumberParams{Account: "a", Kind: cms.KindResource, Lang: "en", Bases: []string{"/t"}, Skip: skip, Below: c.below}
 		query, args := s.AliasNumberQuery(p, p.Bases)
 		var rows []struct {
 			ID     int    `bun:"id"`
@@ -278,13 +282,17 @@ func TestAliasNumberUsesIndex(t *testing.T) {
 		}
 		plan := b.String()
 		// One entry of the index, the highest, and its row.
-		if !strings.Contains(plan, "INDEX aliases_number (<expr>=? AND base=?)") ||
+		if !strings.Contains(plan, "INDEX aliases_number (<expr>=? AND base=?") ||
 			strings.Contains(plan, "SCAN aliases") || strings.Contains(plan, "TEMP B-TREE") {
 			t.Fatalf("plan (skip %v) does not search aliases_number on its prefix:\n%s", skip, plan)
 		}
 		t.Logf("query plan (skip %v):\n%s", skip, plan)
 		top, err := s.AliasNumbers(t.Context(), p)
-		if want := int64(3000 - len(skip)); err != nil || top["/t"] != want {
+		want := int64(3000 - len(skip))
+		if c.below > 0 {
+			want = c.below - 1
+		}
+		if err != nil || top["/t"] != want {
 			t.Fatalf("AliasNumbers = %v, %v; want /t %d", top, err, want)
 		}
 	}

@@ -165,6 +165,26 @@ func testAliases(t *testing.T, open func(t *testing.T) cms.Store) {
 		if got := numbers([]int64{7, 2, 1}, "/t"); len(got) != 0 {
 			t.Errorf("AliasNumbers skipping every number = %v, want none", got)
 		}
+		below := func(below int64, skip []int64, base string) int64 {
+			t.Helper()
+			got, err := s.AliasNumbers(ctx, cms.AliasNumberParams{Account: "a", Kind: cms.KindResource, Lang: "en",
+				Bases: []string{base}, Skip: skip, Below: below})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got[base]
+		}
+		for _, c := range []struct {
+			below int64
+			skip  []int64
+			base  string
+			want  int64
+		}{{7, nil, "/t", 2}, {8, nil, "/t", 7}, {2, nil, "/t", 1}, {1, nil, "/t", 0}, {7, []int64{2}, "/t", 1},
+			{999999999999999999, nil, "/x", 0}} {
+			if got := below(c.below, c.skip, c.base); got != c.want {
+				t.Errorf("AliasNumbers of %s below %d skipping %v = %d, want %d", c.base, c.below, c.skip, got, c.want)
+			}
+		}
 		// A released alias counts no more.
 		put(t, s, "a", record(cms.KindResource, "r-2", cms.Langs[string]{"en": "/moved"}))
 		must(t, s.DeleteRecord(ctx, "a", cms.KindResource, "r-1"))

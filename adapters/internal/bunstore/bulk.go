@@ -224,9 +224,14 @@ func (s *Store) AliasNumberQuery(p cms.AliasNumberParams, bases []string) (strin
 		skip = " AND NOT (CAST(n AS TEXT) " + s.opts.InList + ")"
 		args = append(args, s.opts.List(numbers))
 	}
+	below := ""
+	if p.Below > 0 {
+		below = " AND n < ?"
+		args = append(args, p.Below)
+	}
 	args = append(args, s.opts.List(bases))
 	return "SELECT value AS base, (SELECT n FROM aliases WHERE " + aliasNumberKey + " = ? AND base = value" +
-		skip + " ORDER BY n DESC LIMIT 1) AS n FROM " + s.opts.ListTable, args
+		skip + below + " ORDER BY n DESC LIMIT 1) AS n FROM " + s.opts.ListTable, args
 }
 
 // LockAlias implements cms.Store with the key lock, in a key space of
