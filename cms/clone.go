@@ -124,26 +124,48 @@ func (s *Service) Clone(ctx context.Context, kind Kind, id, mapID string) (Clone
 }
 
 // copyID returns the first free id of <id>-copy, <id>-copy-2, ..., or ""
-// when none fits in 80 characters.
+// when none fits in 80 characters (ValidID): there is no other limit.
+// Candidates are asked in sets growing fourfold up to copyIDSet, so the
+// first clone costs one look-up and the n-th about n/copyIDSet.
 func (s *Service) copyID(ctx context.Context, tx Store, account string, kind Kind, id string) (string, error) {
-	for n := 1; n <= 1000; n++ {
-		candidate := id + "-copy"
-		if n > 1 {
-			candidate += "-" + strconv.Itoa(n)
+	n, size := 1, 1
+	for {
+		var candidates []string
+		for ; len(candidates) < size; n++ {
+			candidate := id + "-copy"
+			if n > 1 {
+				candidate += "-" + strconv.Itoa(n)
+			}
+			if !ValidID(candidate) { // longer numbers do not fit either
+				break
+			}
+			candidates = append(candidates, candidate)
 		}
-		if !ValidID(candidate) {
+		if len(candidates) == 0 {
 			return "", nil
 		}
-		_, err := tx.GetRecord(ctx, account, kind, candidate)
-		if ErrorCode(err) == CodeNotFound {
-			return candidate, nil
-		}
+		found, err := tx.ExistingIDs(ctx, account, kind, candidates)
 		if err != nil {
 			return "", err
 		}
+		held := make(map[string]bool, len(found))
+		for _, f := range found {
+			held[f] = true
+		}
+		for _, c := range candidates {
+			if !held[c] {
+				return c, nil
+			}
+		}
+		if len(candidates) < size {
+			return "", nil
+		}
+		size = min(size*4, copyIDSet)
 	}
-	return "", nil
 }
+
+// copyIDSet is the most candidate ids copyID asks at once.
+const copyIDSet = 1024
 
 func setCloneIdentity(rec Record, id string) {
 	switch r := rec.(type) {
