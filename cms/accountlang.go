@@ -111,7 +111,7 @@ func (s *Service) aliasIn(ctx context.Context, tx Store, p Principal, kind Kind,
 	}
 	indexed := s.doc.Index(e.Record)
 	base := aliasBase(titlesOf(e.Record)[lang], id, (*aliases)[p.Langs.Default], lang == p.Langs.Default)
-	alias, err := uniqueAlias(ctx, tx, p.Account, kind, lang, base)
+	alias, err := uniqueAlias(ctx, tx, p.Account, kind, lang, base, "")
 	if errors.Is(err, errNoFreeAlias) {
 		return false, &Error{Code: CodeConflict, Message: fmt.Sprintf("%s %s: no number is left for %s in %s",
 			kind.Title(), id, aliasStem(base), lang)}

@@ -91,7 +91,7 @@ func (s *Service) makeAliases(ctx context.Context, tx upsertStore, p Principal, 
 			continue
 		}
 		base := aliasBase(titles[lang], rec.RecordID(), (*aliases)[p.Langs.Default], lang == p.Langs.Default)
-		alias, err := uniqueAlias(ctx, tx, p.Account, rec.Kind(), lang, base)
+		alias, err := uniqueAlias(ctx, tx, p.Account, rec.Kind(), lang, base, "")
 		if errors.Is(err, errNoFreeAlias) {
 			return problemError(patch, true, []fieldProblem{{p.Langs.WireName("urlAlias", lang),
 				"no number is left for " + aliasStem(base) + "; give a urlAlias"}})

@@ -8,13 +8,15 @@ import (
 )
 
 // RepairAliases rewrites the urlAlias values of rec that break the alias
-// rule since it refused backslashes and bidirectional controls: the
-// characters no alias may hold are dropped, a second leading / with them,
-// and an alias left with nothing after its / becomes the slug of the
-// record's id. A repaired alias that another record holds in its language
-// (taken answers) gets -2, -3, ... as generated aliases do. It reports
-// whether rec changed. Storage adapters run it once, over the aliases
-// stored before the rule, in a migration.
+// rule or are not in the form aliases are stored in (NormalizeAlias):
+// the characters no alias may hold (backslashes, controls, zero-width and
+// bidirectional characters) are dropped, a second leading / with them,
+// the rest normalised, and an alias left with nothing after its / becomes
+// the slug of the record's id. A repaired alias that another record holds
+// in its language (taken answers) gets -2, -3, ... as generated aliases
+// do. Languages are repaired in code order. It reports whether rec
+// changed. Storage adapters run it once, over the aliases stored before
+// the rule, in a migration.
 func RepairAliases(rec Record, taken func(lang, alias string) (bool, error)) (bool, error) {
 	aliases := aliasesOf(rec)
 	if aliases == nil {
@@ -23,7 +25,7 @@ func RepairAliases(rec Record, taken func(lang, alias string) (bool, error)) (bo
 	changed := false
 	for _, lang := range slices.Sorted(maps.Keys(*aliases)) {
 		alias := (*aliases)[lang]
-		if alias == "" || matchAlias(alias) {
+		if alias == "" || ValidAlias(alias) {
 			continue
 		}
 		base := cleanAlias(alias, rec.RecordID())
@@ -36,8 +38,7 @@ func RepairAliases(rec Record, taken func(lang, alias string) (bool, error)) (bo
 			if !held {
 				break
 			}
-			suffix := "-" + strconv.Itoa(n)
-			candidate = truncateUTF8(base, maxAliasLength-len(suffix)) + suffix
+			candidate = suffixedAlias(base, "-"+strconv.Itoa(n), maxAliasLength)
 		}
 		(*aliases)[lang] = candidate
 		changed = true
@@ -45,25 +46,35 @@ func RepairAliases(rec Record, taken func(lang, alias string) (bool, error)) (bo
 	return changed, nil
 }
 
-// cleanAlias drops from alias every character no alias may hold, and a
-// second leading / the drop may have uncovered ("/\/x" is "//x" read by a
-// browser as another host); nothing left after the / gives the id's slug.
+// cleanAlias drops from alias every character no alias may hold and
+// normalises the rest, until neither changes it (a drop may join a letter
+// and its accent), then drops a second leading / that may have been
+// uncovered ("/\/x" is "//x" read by a browser as another host) and cuts
+// it to 500 characters; nothing left after the / gives the id's slug.
 func cleanAlias(alias, id string) string {
-	var b strings.Builder
-	for _, r := range alias {
-		if !aliasExcludedRune(r) {
-			b.WriteRune(r)
+	for {
+		var b strings.Builder
+		for _, r := range alias {
+			if !aliasExcludedRune(r) {
+				b.WriteRune(r)
+			}
 		}
+		clean := NormalizeAlias(b.String())
+		if clean == alias {
+			break
+		}
+		alias = clean
 	}
-	path := strings.TrimLeft(b.String(), "/")
+	path := strings.TrimLeft(alias, "/")
 	if path == "" {
 		return AliasFromSlug(Slug(id))
 	}
-	return "/" + path
+	return cutAlias("/"+path, maxAliasLength)
 }
 
-// ValidAlias reports whether alias has the shape urlAlias takes: a /, then
-// something other than /, and none of the characters no alias may hold
-// (spaces, controls, backslashes, bidirectional controls). Its length is
-// not judged.
-func ValidAlias(alias string) bool { return matchAlias(alias) }
+// ValidAlias reports whether alias has the shape urlAlias takes, in the
+// form it is stored in: a /, then something other than /, none of the
+// characters no alias may hold (spaces, controls, backslashes, zero-width
+// and bidirectional characters), and normalised (NormalizeAlias). Its
+// length is not judged.
+func ValidAlias(alias string) bool { return matchAlias(alias) && NormalizeAlias(alias) == alias }

@@ -30,3 +30,30 @@ func TestRepairAliases(t *testing.T) {
 		t.Errorf("a valid alias: %v, %v, %q", changed, err, ok.URLAlias["it"])
 	}
 }
+
+// TestNormalizeAlias: widths folded, then NFC; ligatures kept; cutAlias
+// (through a clone's -copy) is tested in transport.
+func TestNormalizeAlias(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"/cafe\u0301":               "/caf\u00e9",
+		"/\uff4d\uff45\uff4e\uff55": "/menu",
+		"/\uff76\uff9e":             "/\u30ac", // halfwidth katakana ka and its voiced mark
+		"/\ufb01sh":                 "/\ufb01sh",
+		"/plain":                    "/plain",
+	} {
+		if got := cms.NormalizeAlias(in); got != want {
+			t.Errorf("NormalizeAlias(%+q) = %+q, want %+q", in, got, want)
+		}
+		if got := cms.ValidAlias(in); got != (in == want) {
+			t.Errorf("ValidAlias(%+q) = %v", in, got)
+		}
+	}
+	r := &cms.Resource{ID: "r-1", URLAlias: cms.Langs[string]{"en": "/e\u200b\u0301", "it": "/\uff0f\u200ex"}}
+	if changed, err := cms.RepairAliases(r, func(string, string) (bool, error) { return false, nil }); !changed || err != nil {
+		t.Fatal(changed, err)
+	}
+	if r.URLAlias["en"] != "/\u00e9" || r.URLAlias["it"] != "/x" {
+		t.Errorf("repaired %+q", r.URLAlias)
+	}
+}

@@ -80,7 +80,7 @@ func (s *Service) Clone(ctx context.Context, kind Kind, id, mapID string) (Clone
 			if alias == "" {
 				continue
 			}
-			unique, err := uniqueAlias(ctx, tx, p.Account, kind, lang, alias+"-copy")
+			unique, err := uniqueAlias(ctx, tx, p.Account, kind, lang, alias, "-copy")
 			if errors.Is(err, errNoFreeAlias) {
 				return notCloned
 			}

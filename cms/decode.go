@@ -323,7 +323,12 @@ func (d *decodeState) value(b binding, fv reflect.Value, prefix string) {
 		if f.rule == rules["id"] {
 			d.id = idString
 		}
-		setString(fv, b.lang, tok.String())
+		str := tok.String()
+		if f.rule == rules["alias"] && !d.trusted {
+			// Compared, judged and stored in one form.
+			str = NormalizeAlias(str)
+		}
+		setString(fv, b.lang, str)
 	case typeBool:
 		setBool(fv, tok.Bool())
 	case typeNumber:

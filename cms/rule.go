@@ -51,11 +51,13 @@ const (
 
 // aliasExcluded are the characters no urlAlias holds: ASCII and C1
 // controls, every Unicode space, the backslash (browsers read "/\x" as
-// "//x", another host) and the bidirectional embeddings, overrides and
-// isolates (U+202A-U+202E, U+2066-U+2069), which make an alias display
-// other than it reads. The pattern holds the non-ASCII ones as literal
-// characters, so RE2 and ECMA-262 read it alike.
-const aliasExcluded = `\x00-\x20\x7F-` + "\u009F\u00A0\u1680\u2000-\u200A\u2028-\u202F\u205F\u2066-\u2069\u3000\uFEFF" + `\\`
+// "//x", another host), the zero-width characters (U+200B-U+200D,
+// U+2060, U+FEFF), which make two aliases that look alike differ, and the
+// bidirectional marks, embeddings, overrides and isolates (U+061C,
+// U+200E, U+200F, U+202A-U+202E, U+2066-U+2069), which make an alias
+// display other than it reads. The pattern holds the non-ASCII ones as
+// literal characters, so RE2 and ECMA-262 read it alike.
+const aliasExcluded = `\x00-\x20\x7F-` + "\u009F\u00A0\u061C\u1680\u2000-\u200F\u2028-\u202F\u205F\u2060\u2066-\u2069\u3000\uFEFF" + `\\`
 
 // emailPattern is the bare address net/mail reads, contactEmail's rule: a
 // dot-atom or a quoted string, "@", a dot-atom or an IPv4 literal; no
@@ -97,7 +99,7 @@ var rules = map[string]*rule{
 	"email": {name: "email", pattern: regexp.MustCompile(emailPattern), check: isEmail,
 		text: "must be an e-mail address", minLen: -1, maxLen: -1},
 	"alias": {name: "alias", pattern: regexp.MustCompile(`^/[^/` + aliasExcluded + `][^` + aliasExcluded + `]*$`), match: matchAlias,
-		text: "must start with / (not //) and contain no spaces, control characters, backslashes or bidirectional controls", minLen: -1, maxLen: -1},
+		text: "must start with / (not //) and contain no spaces, control characters, backslashes, zero-width or bidirectional characters", minLen: -1, maxLen: -1},
 	"color": {name: "color", pattern: regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`), match: matchColor,
 		text: "must be a colour of shape #RRGGBB", minLen: -1, maxLen: -1},
 	"daylabel": {name: "daylabel", pattern: regexp.MustCompile(`^D[1-9][0-9]*$`), match: matchDayLabel,
@@ -274,7 +276,8 @@ func aliasExcludedRune(r rune) bool {
 	case r <= 0x20, 0x7F <= r && r <= 0xA0, r == 0x1680, 0x2000 <= r && r <= 0x200A:
 		return true
 	}
-	return r == '\\' || 0x2028 <= r && r <= 0x202F || r == 0x205F || 0x2066 <= r && r <= 0x2069 || r == 0x3000 || r == 0xFEFF
+	return r == '\\' || r == 0x061C || 0x200B <= r && r <= 0x200F || 0x2028 <= r && r <= 0x202F || r == 0x205F || r == 0x2060 ||
+		0x2066 <= r && r <= 0x2069 || r == 0x3000 || r == 0xFEFF
 }
 
 // matchNoNUL matches noNULPattern: every string field without a rule.

@@ -7,7 +7,10 @@ import (
 	"strings"
 	"unicode"
 
+	"unicode/utf8"
+
 	"golang.org/x/text/unicode/norm"
+	"golang.org/x/text/width"
 )
 
 // Slug makes the slug of a generated urlAlias: Unicode NFKD, combining marks
@@ -39,16 +42,38 @@ func Slug(s string) string {
 // AliasFromSlug is the urlAlias of a slug: "/" and the slug.
 func AliasFromSlug(slug string) string { return "/" + slug }
 
-// maxAliasLength is urlAlias's maximum length.
+// maxAliasLength is urlAlias's maximum length, in characters.
 const maxAliasLength = 500
+
+// NormalizeAlias is the form a urlAlias is compared and stored in: its
+// fullwidth and halfwidth forms folded to their usual width ("／ｍｅｎｕ"
+// is "/menu", as PRECIS folds identifiers) and then Unicode NFC ("/cafe"
+// with a combining accent is "/café"), so aliases that look alike are
+// one alias. Other compatibility forms (ligatures, superscripts) are
+// kept: NFKC would rewrite what the user wrote beyond look-alikes.
+func NormalizeAlias(alias string) string {
+	if isASCII(alias) {
+		return alias
+	}
+	return norm.NFC.String(width.Fold.String(alias))
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
 
 // maxAliasNumber is the highest number an alias ends in (18 digits): every
 // number fits an int64 and its next still has the digits SplitAlias
 // reads as a number.
 const maxAliasNumber = 999_999_999_999_999_999
 
-// maxAliasStem is the longest stem a number is added to: "-" and 18
-// digits always fit in urlAlias's 500 characters.
+// maxAliasStem is the longest stem a number is added to, in characters:
+// "-" and 18 digits always fit in urlAlias's 500 characters.
 const maxAliasStem = maxAliasLength - 19
 
 // SplitAlias splits an alias into the base and the number it is numbered
@@ -80,13 +105,32 @@ func numberedAlias(base string, n int64) string {
 	return base + "-" + strconv.FormatInt(n, 10)
 }
 
-// cutAlias cuts an alias to n bytes at a character boundary, without a
-// trailing "-".
+// cutAlias cuts an alias to n characters at a character boundary (never
+// between a letter and its combining marks), without a trailing "-".
 func cutAlias(alias string, n int) string {
-	if len(alias) <= n {
+	if len(alias) <= n || utf8.RuneCountInString(alias) <= n {
 		return alias
 	}
-	return strings.TrimRight(truncateUTF8(alias, n), "-")
+	end := 0
+	for i := 0; i < n; i++ {
+		_, size := utf8.DecodeRuneInString(alias[end:])
+		end += size
+	}
+	for end > 0 {
+		r, _ := utf8.DecodeRuneInString(alias[end:])
+		if !unicode.Is(unicode.M, r) {
+			break
+		}
+		_, size := utf8.DecodeLastRuneInString(alias[:end])
+		end -= size
+	}
+	return strings.TrimRight(alias[:end], "-")
+}
+
+// suffixedAlias is base with suffix, base cut so that the whole fits in
+// n characters: the suffix is never cut ("-copy" of a clone).
+func suffixedAlias(base, suffix string, n int) string {
+	return cutAlias(base, n-utf8.RuneCountInString(suffix)) + suffix
 }
 
 // aliasStem is the base that numbers of the candidate alias first are
@@ -97,7 +141,8 @@ func aliasStem(first string) string { return cutAlias(first, maxAliasStem) }
 // no number of aliases can do (uniqueAlias).
 var errNoFreeAlias = errors.New("cms: no free urlAlias number")
 
-// uniqueAlias returns the alias first (cut to 500 characters) when no
+// uniqueAlias returns the alias first (base and suffix, in 500
+// characters) when no
 // record of kind holds it in lang, else its stem numbered one more than
 // the highest number held with that stem: "/lake", then "/lake-2",
 // "/lake-3", ... Numbers freed below the highest are not reused. Two
@@ -109,9 +154,12 @@ var errNoFreeAlias = errors.New("cms: no free urlAlias number")
 // (maxAliasNumber): then the number is the one above the highest held
 // below the run of numbers that ends there, one more look-up a number
 // of that run, so a free alias is always found.
-func uniqueAlias(ctx context.Context, tx upsertStore, account string, kind Kind, lang, first string) (string, error) {
-	first = cutAlias(first, maxAliasLength)
-	stem := aliasStem(first)
+//
+// suffix ends both the first alias and the stem ("-copy" of a clone):
+// base is cut before it, at a character boundary.
+func uniqueAlias(ctx context.Context, tx upsertStore, account string, kind Kind, lang, base, suffix string) (string, error) {
+	first := suffixedAlias(base, suffix, maxAliasLength)
+	stem := suffixedAlias(base, suffix, maxAliasStem)
 	if err := tx.LockAlias(ctx, account, kind, lang, stem); err != nil {
 		return "", err
 	}
@@ -144,16 +192,3 @@ func uniqueAlias(ctx context.Context, tx upsertStore, account string, kind Kind,
 	}
 	return "", errNoFreeAlias // every number from 2 held: a guard
 }
-
-// truncateUTF8 cuts s to at most n bytes without splitting a character.
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !isRuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -104,7 +104,7 @@ func TestUniqueAlias(t *testing.T) {
 		"/lake-2":   "/lake-2-2",
 	} {
 		idx.asked = 0
-		got, err := uniqueAlias(ctx, idx, "a", KindResource, "en", first)
+		got, err := uniqueAlias(ctx, idx, "a", KindResource, "en", first, "")
 		if err != nil || got != want {
 			t.Errorf("uniqueAlias(%q) = %q, %v; want %q", first, got, err, want)
 		}
@@ -114,14 +114,14 @@ func TestUniqueAlias(t *testing.T) {
 	}
 	// A long base is cut so any number fits 500 characters, without a
 	// dangling dash or a split character.
-	long := "/" + strings.Repeat("é", 240) + "-" + strings.Repeat("x", 30)
+	long := "/" + strings.Repeat("é", 490) + "-" + strings.Repeat("x", 30)
 	idx.held[cutAlias(long, 500)] = true
-	got, err := uniqueAlias(ctx, idx, "a", KindResource, "en", long)
-	if err != nil || len(got) > 500 || !strings.HasSuffix(got, "-2") || strings.Contains(got, "--") || !strings.HasPrefix(got, "/é") || !utf8.ValidString(got) {
-		t.Errorf("long alias: %q (%d bytes), %v", got, len(got), err)
+	got, err := uniqueAlias(ctx, idx, "a", KindResource, "en", long, "")
+	if err != nil || utf8.RuneCountInString(got) > 500 || !strings.HasSuffix(got, "-2") || strings.Contains(got, "--") || !strings.HasPrefix(got, "/é") || !utf8.ValidString(got) {
+		t.Errorf("long alias: %q (%d characters), %v", got, utf8.RuneCountInString(got), err)
 	}
 	idx.held[got] = true
-	if next, _ := uniqueAlias(ctx, idx, "a", KindResource, "en", long); next != strings.TrimSuffix(got, "-2")+"-3" {
+	if next, _ := uniqueAlias(ctx, idx, "a", KindResource, "en", long, ""); next != strings.TrimSuffix(got, "-2")+"-3" {
 		t.Errorf("next long alias: %q", next)
 	}
 	// The last number taken (by hand): the next after the highest below
@@ -129,13 +129,13 @@ func TestUniqueAlias(t *testing.T) {
 	idx.held["/x"], idx.held["/x-999999999999999999"], idx.held["/x-999999999999999998"] = true, true, true
 	idx.held["/x-5"] = true
 	idx.asked = 0
-	if got, err := uniqueAlias(ctx, idx, "a", KindResource, "en", "/x"); err != nil || got != "/x-6" {
+	if got, err := uniqueAlias(ctx, idx, "a", KindResource, "en", "/x", ""); err != nil || got != "/x-6" {
 		t.Errorf("last number taken: %q, %v; want /x-6", got, err)
 	}
 	if idx.asked != 4 {
 		t.Errorf("last number taken: %d questions, want 4", idx.asked)
 	}
-	if got, err := uniqueAlias(ctx, idx, "a", KindResource, "en", "/x-999999999999999999"); err != nil || got != "/x-999999999999999999-2" {
+	if got, err := uniqueAlias(ctx, idx, "a", KindResource, "en", "/x-999999999999999999", ""); err != nil || got != "/x-999999999999999999-2" {
 		t.Errorf("the last number's alias: %q, %v", got, err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // aliasText is the urlAlias field's problem text.
-const aliasText = "must start with / (not //) and contain no spaces, control characters, backslashes or bidirectional controls"
+const aliasText = "must start with / (not //) and contain no spaces, control characters, backslashes, zero-width or bidirectional characters"
 
 func testCodec(tb testing.TB) *cms.Codec {
 	tb.Helper()
@@ -66,9 +66,9 @@ func TestDecodeFieldRules(t *testing.T) {
 			"Resource abc: title_it: must be at most 100 characters"},
 		{"urlAlias too short", cms.KindMap, `{"id":"abc","urlAlias":"/"}`, "Map abc: urlAlias: must be 2 to 500 characters"},
 		{"urlAlias shapes", cms.KindMap, `{"id":"abc","urlAlias":"//x","urlAlias_it":"/a b","urlAlias_de":"ab"}`,
-			"Map abc: urlAlias: must start with / (not //) and contain no spaces, control characters, backslashes or bidirectional controls\n" +
-				"Map abc: urlAlias_it: must start with / (not //) and contain no spaces, control characters, backslashes or bidirectional controls\n" +
-				"Map abc: urlAlias_de: must start with / (not //) and contain no spaces, control characters, backslashes or bidirectional controls"},
+			"Map abc: urlAlias: must start with / (not //) and contain no spaces, control characters, backslashes, zero-width or bidirectional characters\n" +
+				"Map abc: urlAlias_it: must start with / (not //) and contain no spaces, control characters, backslashes, zero-width or bidirectional characters\n" +
+				"Map abc: urlAlias_de: must start with / (not //) and contain no spaces, control characters, backslashes, zero-width or bidirectional characters"},
 		{"urlAlias with a backslash, a control or a bidirectional override", cms.KindResource,
 			`{"id":"abc","urlAlias":"/\\evil.example","urlAlias_it":"/\u202Egpj.exe","urlAlias_de":"/a\u0007b"}`,
 			"Resource abc: urlAlias: " + aliasText + "\n" +
@@ -145,9 +145,9 @@ func TestDecodeFieldRules(t *testing.T) {
 			"Resource abc: image: must be an http or https URL of a .jpg, .jpeg, .png or .webp file\n" +
 				"Resource abc: ctaUrl: must be an absolute http or https URL"},
 		{"urlAlias Unicode spaces", cms.KindMap, `{"id":"abc","urlAlias":"/a\u00a0b","urlAlias_it":"/a\u3000b","urlAlias_de":"/a\u0085b"}`,
-			"Map abc: urlAlias: must start with / (not //) and contain no spaces, control characters, backslashes or bidirectional controls\n" +
-				"Map abc: urlAlias_it: must start with / (not //) and contain no spaces, control characters, backslashes or bidirectional controls\n" +
-				"Map abc: urlAlias_de: must start with / (not //) and contain no spaces, control characters, backslashes or bidirectional controls"},
+			"Map abc: urlAlias: must start with / (not //) and contain no spaces, control characters, backslashes, zero-width or bidirectional characters\n" +
+				"Map abc: urlAlias_it: must start with / (not //) and contain no spaces, control characters, backslashes, zero-width or bidirectional characters\n" +
+				"Map abc: urlAlias_de: must start with / (not //) and contain no spaces, control characters, backslashes, zero-width or bidirectional characters"},
 		{"expireDate", cms.KindProposal, `{"id":"abc","expireDate":"2026-02-30"}`, "Proposal abc: expireDate: must be a date of shape YYYY-MM-DD"},
 		{"expireDate ok", cms.KindProposal, `{"id":"abc","expireDate":"2028-02-29"}`, ""},
 		{"customerId size", cms.KindProposal, `{"id":"abc","customerId":"ab"}`, "Proposal abc: customerId: must be 3 to 80 characters"},

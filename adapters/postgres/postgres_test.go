@@ -267,3 +267,8 @@ func TestReady(t *testing.T) {
 	t.Parallel()
 	bunstoretest.ReadyFollowsMigrations(t, openTestStore(t, nil))
 }
+
+func TestAliasNormalFormMigration(t *testing.T) {
+	t.Parallel()
+	bunstoretest.AliasNormalFormMigration(t, openTestStore(t, nil).Store)
+}

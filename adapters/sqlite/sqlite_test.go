@@ -387,3 +387,8 @@ func TestReady(t *testing.T) {
 	t.Parallel()
 	bunstoretest.ReadyFollowsMigrations(t, openTestStore(t))
 }
+
+func TestAliasNormalFormMigration(t *testing.T) {
+	t.Parallel()
+	bunstoretest.AliasNormalFormMigration(t, openTestStore(t).Store)
+}

@@ -1,17 +1,24 @@
 package bunstore
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/bwcms/cms/cms"
 )
 
-// aliasCharacters is the data migration of the urlAlias rule that refused
-// backslashes and bidirectional controls: every record holding an alias
-// that breaks it is rewritten once (cms.RepairAliases: the characters
-// dropped, uniqueness kept), with a new timeLastUpdate, since what it
-// reads changed. It reads the alias table once, in one transaction.
+// aliasCharacters is the data migration of the urlAlias rule (no
+// backslashes, zero-width or bidirectional characters; stored in NFC with
+// widths folded, cms.ValidAlias): every record holding an alias that
+// breaks it is rewritten once (cms.RepairAliases: the characters dropped,
+// the rest normalised, uniqueness kept), with a new timeLastUpdate, since
+// what it reads changed. Records are repaired in (account, kind, id)
+// order, so of two aliases that become one, the one already in form
+// keeps it and otherwise the first record does; the other gets a free
+// number. It reads the alias table once, in one transaction.
 func (s *Store) aliasCharacters(ctx context.Context) error {
 	return s.tx(ctx, func(s *Store) error {
 		type key struct{ account, kind, id string }
@@ -39,6 +46,9 @@ func (s *Store) aliasCharacters(ctx context.Context) error {
 		if err := rows.Err(); err != nil {
 			return s.fail(err)
 		}
+		slices.SortFunc(broken, func(a, b key) int {
+			return cmp.Or(strings.Compare(a.account, b.account), strings.Compare(a.kind, b.kind), strings.Compare(a.id, b.id))
+		})
 		now := time.Now()
 		for _, k := range broken {
 			e, err := s.GetRecord(ctx, k.account, cms.Kind(k.kind), k.id)

@@ -280,7 +280,12 @@ type DataMigration struct {
 // DataMigrations are the store's migrations in Go.
 func DataMigrations() []DataMigration {
 	return []DataMigration{{Name: "20261125000012", Comment: "alias_characters",
-		Up: func(ctx context.Context, tx *Store) error { return tx.aliasCharacters(ctx) }}}
+		Up: func(ctx context.Context, tx *Store) error { return tx.aliasCharacters(ctx) }},
+		// The same repair under the later rule (NFC, widths folded,
+		// zero-width and bidirectional characters refused), for
+		// databases that ran the first before it.
+		{Name: "20261127000018", Comment: "alias_normal_form",
+			Up: func(ctx context.Context, tx *Store) error { return tx.aliasCharacters(ctx) }}}
 }
 
 // DataMigrations are the store's migrations in Go (DataMigrations).

@@ -428,3 +428,96 @@ func ReadyFollowsMigrations(t *testing.T, s interface {
 		t.Errorf("Ready once the table is whole again: %v", err)
 	}
 }
+
+// AliasNormalFormMigration is the test of the data migration
+// 20261127000018 (alias_normal_form) both adapters run: aliases stored
+// before urlAlias was normalised (NFC, widths folded) and refused
+// zero-width and bidirectional characters are rewritten, the ones that
+// collide afterwards kept unique (the alias already in form keeps its
+// place, the others get free numbers in record order) with a new
+// timeLastUpdate; the rest is untouched. s has every migration; the
+// records are stored as an older version stored them.
+func AliasNormalFormMigration(t *testing.T, s *bunstore.Store) {
+	t.Helper()
+	ctx := t.Context()
+	then := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	stored := []cms.Record{
+		&cms.Resource{ID: "r1", URLAlias: cms.Langs[string]{"en": "/cafe\u0301"}},
+		&cms.Resource{ID: "r2", URLAlias: cms.Langs[string]{"en": "/caf\u00e9"}},
+		&cms.Resource{ID: "w1", URLAlias: cms.Langs[string]{"en": "/\uff4d\uff45\uff4e\uff55"}},
+		&cms.Resource{ID: "w2", URLAlias: cms.Langs[string]{"en": "/me\u200bnu", "it": "/\u200fabc\u061c"}},
+		&cms.Resource{ID: "w3", URLAlias: cms.Langs[string]{"en": "/menu"}},
+		&cms.Resource{ID: "ok", URLAlias: cms.Langs[string]{"en": "/fine", "it": "/caf\u00e9"}},
+		&cms.Map{ID: "m1", URLAlias: cms.Langs[string]{"en": "/cafe\u0301"}},
+	}
+	for _, r := range stored {
+		if err := s.PutRecord(ctx, &cms.Entry{Account: "a", Record: r, Updated: then}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var migration *bunstore.DataMigration
+	for _, d := range bunstore.DataMigrations() {
+		if d.Name == "20261127000018" {
+			migration = &d
+		}
+	}
+	if migration == nil || migration.Comment != "alias_normal_form" {
+		t.Fatalf("no migration 20261127000018 alias_normal_form: %+v", migration)
+	}
+	if err := migration.Up(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		kind    cms.Kind
+		id      string
+		aliases cms.Langs[string]
+		changed bool
+	}{
+		{cms.KindResource, "r1", cms.Langs[string]{"en": "/caf\u00e9-2"}, true},
+		{cms.KindResource, "r2", cms.Langs[string]{"en": "/caf\u00e9"}, false},
+		{cms.KindResource, "w1", cms.Langs[string]{"en": "/menu-2"}, true},
+		{cms.KindResource, "w2", cms.Langs[string]{"en": "/menu-3", "it": "/abc"}, true},
+		{cms.KindResource, "w3", cms.Langs[string]{"en": "/menu"}, false},
+		{cms.KindResource, "ok", cms.Langs[string]{"en": "/fine", "it": "/caf\u00e9"}, false},
+		{cms.KindMap, "m1", cms.Langs[string]{"en": "/caf\u00e9"}, true},
+	}
+	for _, w := range want {
+		e, err := s.GetRecord(ctx, "a", w.kind, w.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got cms.Langs[string]
+		switch r := e.Record.(type) {
+		case *cms.Resource:
+			got = r.URLAlias
+		case *cms.Map:
+			got = r.URLAlias
+		}
+		if len(got) != len(w.aliases) {
+			t.Errorf("%s %s: aliases %+q, want %+q", w.kind, w.id, got, w.aliases)
+		}
+		for lang, alias := range w.aliases {
+			if got[lang] != alias {
+				t.Errorf("%s %s %s: %+q, want %+q", w.kind, w.id, lang, got[lang], alias)
+			}
+			if holder, err := s.AliasHolder(ctx, "a", w.kind, lang, alias); err != nil || holder != w.id {
+				t.Errorf("alias %+q (%s) held by %q, %v; want %s", alias, lang, holder, err, w.id)
+			}
+		}
+		if w.changed == e.Updated.Equal(then) {
+			t.Errorf("%s %s: updated %v (stored %v), changed %v", w.kind, w.id, e.Updated, then, w.changed)
+		}
+	}
+	for _, old := range []string{"/cafe\u0301", "/\uff4d\uff45\uff4e\uff55", "/me\u200bnu"} {
+		if holder, err := s.AliasHolder(ctx, "a", cms.KindResource, "en", old); cms.ErrorCode(err) != cms.CodeNotFound {
+			t.Errorf("the old alias %+q is still held by %q: %v", old, holder, err)
+		}
+	}
+	// Run again (another instance's start): nothing left to change.
+	if err := migration.Up(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := s.GetRecord(ctx, "a", cms.KindResource, "w2"); err != nil || e.Record.(*cms.Resource).URLAlias["en"] != "/menu-3" {
+		t.Errorf("second run: %v, %v", e, err)
+	}
+}
