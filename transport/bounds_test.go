@@ -77,7 +77,7 @@ func TestBoundsWhereContractGivesNone(t *testing.T) {
 		}
 		// An id list is bounded by the body only: 150 references, one
 		// problem per missing record, none about the list's length.
-		w := e.send("admin", "POST", "/api/bw/v2/resource", `{"id":"b-refs","poiResourceIds":`+jsonList(150, func(i int) string { return "r-" + strings.Repeat("0", i%3) + string(rune('a'+i%26)) + "xx" }) + `}`, nil)
+		w := e.send("admin", "POST", "/api/bw/v2/resource", `{"id":"b-refs","poiResourceIds":`+jsonList(150, func(i int) string { return "r-" + strings.Repeat("0", i%3) + string(rune('a'+i%26)) + "xx" })+`}`, nil)
 		if strings.Contains(w.Body.String(), "at most") {
 			t.Errorf("poiResourceIds of 150 ids: %d %.300s", w.Code, w.Body)
 		}
