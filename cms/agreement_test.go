@@ -273,7 +273,34 @@ func emailFixtures(s *fixtureSet) {
 	s.ok("contactEmail single-label domain", field("contactEmail", `"a@b"`))
 }
 
+// list is a JSON array of n copies of the JSON value item.
+func list(n int, item string) string { return "[" + strings.TrimSuffix(rep(item+",", n), ",") + "]" }
+
+// boundFixtures are the bounds DECISIONS §13 sets where the contract gives
+// none: 2,000 characters for a URL field, 100 items for multimedia and the
+// lists of category, region, stage or label ids.
+func boundFixtures(s *fixtureSet, urls, lists []string) {
+	image := func(n int) string { return str("https://x.org/" + rep("a", n-len("https://x.org/.jpg")) + ".jpg") }
+	for _, name := range urls {
+		s.ok(name+" 2000", field(name, image(2000)))
+		s.bad(name+" 2001", field(name, image(2001)))
+	}
+	for _, name := range lists {
+		item := str("t")
+		if name == "multimedia" {
+			item = image(30)
+		}
+		s.ok(name+" 100 items", field(name, list(100, item)))
+		s.bad(name+" 101 items", field(name, list(101, item)))
+	}
+}
+
 func resourceFixtures(s *fixtureSet) {
+	boundFixtures(s, []string{"image"}, []string{"multimedia", "resourceCategories", "resourceRegions", "resourceStage"})
+	s.ok("multimedia item 2000", field("multimedia", "["+str("https://x.org/"+rep("a", 1982)+".jpg")+"]"))
+	s.bad("multimedia item 2001", field("multimedia", "["+str("https://x.org/"+rep("a", 1983)+".jpg")+"]"))
+	s.bad("trackFile 2001", `{"id":"abc","resourceType":"TRACK","trackFile":"https://x.org/`+rep("a", 1983)+`.gpx"}`)
+	s.ok("poiResourceIds 150", field("poiResourceIds", list(150, str("r-1"))))
 	s.ok("full", `{
 		"id":"res-1.a_b~c:d@e","published":true,"timeLastUpdate":"2026-01-01 10:00:00",
 		"title":"Castle","title_it":"Castello","title_de":"Schloss",
@@ -449,6 +476,10 @@ func resourceFixtures(s *fixtureSet) {
 }
 
 func mapFixtures(s *fixtureSet) {
+	boundFixtures(s, []string{"customHeaderFile", "customLoaderFile"}, []string{"mapCategories", "mapFilterCategories", "mapFilterCategoriesSecondary"})
+	s.ok("dayLabels 100", field("tourMultiday", `[{"dayLabels":`+list(100, str("D1"))+`}]`))
+	s.bad("dayLabels 101", field("tourMultiday", `[{"dayLabels":`+list(101, str("D1"))+`}]`))
+	s.bad("mapLayerFile 2001", field("mapLayerFile", str("https://x.org/"+rep("a", 1983)+".kml")))
 	s.ok("full", `{
 		"id":"map-1","published":false,"timeLastUpdate":"2026-01-01 10:00:00",
 		"title":"Tour","title_it":"Giro","title_de":"Tour",
@@ -553,6 +584,7 @@ func mapFixtures(s *fixtureSet) {
 }
 
 func landingFixtures(s *fixtureSet) {
+	boundFixtures(s, []string{"image"}, []string{"landingCategories"})
 	s.ok("full", `{
 		"id":"landing-1","published":true,"timeLastUpdate":"2026-01-01 10:00:00",
 		"title":"Summer","title_it":"Estate","title_de":"Sommer",

@@ -103,7 +103,7 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 	defer cancel() // stops the splitter and the decoding when a window is refused
 	decode := func(raw []byte) (checkedRecord, error) {
 		rec := NewRecord(kind)
-		err := codec.Decode(raw, rec)
+		err := s.decode(codec, raw, rec)
 		return checkedRecord{rec, refUses(spec, reflect.ValueOf(rec).Elem(), "", nil)}, err
 	}
 	for w := range decodedWindows(ctx, split, s.opts.MaxBatchRecords, decode) {

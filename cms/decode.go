@@ -47,6 +47,13 @@ func (c *Codec) Decode(data []byte, rec Record) error {
 // rules held when it was decoded before (a stored batch) without judging
 // them again.
 func (c *Codec) decodeBytes(data []byte, rec Record, validate bool) error {
+	return c.decodeClean(data, rec, validate, nil)
+}
+
+// decodeClean is decodeBytes; clean, when set, runs on the record before
+// its fields are judged, so a value the service rewrites (sanitized HTML)
+// is judged as it will be stored.
+func (c *Codec) decodeClean(data []byte, rec Record, validate bool, clean func(Record)) error {
 	pd, _ := c.decoder.Get().(*pooledDecoder)
 	if pd == nil {
 		pd = new(pooledDecoder)
@@ -63,7 +70,7 @@ func (c *Codec) decodeBytes(data []byte, rec Record, validate bool) error {
 		pd.dec.Reset(&pd.r)
 		c.decoder.Put(pd)
 	}()
-	err := c.decodeFrom(pd.dec, rec, validate)
+	err := c.decodeFrom(pd.dec, rec, validate, clean)
 	if ErrorCode(err) == CodeMalformed {
 		return err
 	}
@@ -81,10 +88,10 @@ func (c *Codec) decodeBytes(data []byte, rec Record, validate bool) error {
 // rec, with the rules of Decode. It lets a caller read records one by one
 // from a stream (a batch array).
 func (c *Codec) DecodeFrom(dec *jsontext.Decoder, rec Record) error {
-	return c.decodeFrom(dec, rec, true)
+	return c.decodeFrom(dec, rec, true, nil)
 }
 
-func (c *Codec) decodeFrom(dec *jsontext.Decoder, rec Record, validate bool) error {
+func (c *Codec) decodeFrom(dec *jsontext.Decoder, rec Record, validate bool, clean func(Record)) error {
 	oc, v := c.kind(rec)
 	if dec.PeekKind() != '{' {
 		if _, err := dec.ReadValue(); err != nil {
@@ -102,6 +109,9 @@ func (c *Codec) decodeFrom(dec *jsontext.Decoder, rec Record, validate bool) err
 	d.object(oc, v, "")
 	if d.err != nil {
 		return malformed(d.err)
+	}
+	if clean != nil {
+		clean(rec)
 	}
 	if c.document || !validate {
 		// A stored document is trusted: only its shape is checked.

@@ -10,7 +10,7 @@ type Landing struct {
 	ShortDescription    Langs[Null[string]] `json:"shortDescription" jsonschema:"maxLength=160" jsonschema_description:"snippet"`
 	HTMLDescription     Langs[Null[string]] `json:"htmlDescription" cms:"html" jsonschema:"maxLength=1000" jsonschema_description:"summary, HTML"`
 	HTMLContent         Langs[Null[string]] `json:"htmlContent" cms:"html" jsonschema:"maxLength=32000" jsonschema_description:"full content, HTML"`
-	Image               Null[string]        `json:"image" cms:"image" jsonschema_description:"featured image (jpg, png or webp)"`
+	Image               Null[string]        `json:"image" cms:"image" jsonschema:"maxLength=2000" jsonschema_description:"featured image (jpg, png or webp)"`
 	URLAlias            Langs[string]       `json:"urlAlias" cms:"alias" jsonschema:"minLength=2,maxLength=500" jsonschema_description:"URL: starts with /, no protocol or host of the service"`
 	CanonicalURL        Langs[Null[string]] `json:"canonicalUrl" cms:"uri" jsonschema:"maxLength=500" jsonschema_description:"equivalent external Landing"`
 	AlternativeView     Null[string]        `json:"alternativeView" jsonschema:"maxLength=100" jsonschema_description:"alternative view (default null)"`
@@ -18,7 +18,7 @@ type Landing struct {
 	ProposalSummary     Langs[Null[string]] `json:"proposalSummary" cms:"html" jsonschema:"maxLength=2000" jsonschema_description:"proposal summary, HTML"`
 	ProposalCalendar    Langs[Null[string]] `json:"proposalCalendar" cms:"html" jsonschema:"maxLength=2000" jsonschema_description:"proposal calendar, HTML"`
 	ProposalDescription Langs[Null[string]] `json:"proposalDescription" cms:"html" jsonschema:"maxLength=2000" jsonschema_description:"proposal description, HTML"`
-	LandingCategories   Null[[]string]      `json:"landingCategories" cms:"term" jsonschema_description:"Categories for the admin table, in order"`
+	LandingCategories   Null[[]string]      `json:"landingCategories" cms:"term" jsonschema:"maxItems=100" jsonschema_description:"Categories for the admin table, in order"`
 	LandingBlocks       Opt[[]LandingBlock] `json:"landingBlocks" jsonschema_description:"content blocks"`
 	LandingHotels       Opt[[]LandingHotel] `json:"landingHotels" jsonschema_description:"hotels section"`
 	ButtonViewMapLabel  Langs[Null[string]] `json:"buttonViewMapLabel" jsonschema:"maxLength=200" jsonschema_description:"view-map button label"`

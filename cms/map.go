@@ -8,13 +8,13 @@ type Map struct {
 	TimeLastUpdate               string              `json:"timeLastUpdate" cms:"timestamp,readonly" jsonschema_description:"last update (YYYY-MM-DD HH:MM:SS, CET (UTC+1))"`
 	Title                        Langs[string]       `json:"title" jsonschema:"maxLength=100" jsonschema_description:"title"`
 	ShortDescription             Langs[Null[string]] `json:"shortDescription" jsonschema:"maxLength=160" jsonschema_description:"snippet"`
-	Image                        Null[string]        `json:"image" cms:"image" jsonschema_description:"featured image (jpg, png or webp)"`
+	Image                        Null[string]        `json:"image" cms:"image" jsonschema:"maxLength=2000" jsonschema_description:"featured image (jpg, png or webp)"`
 	URLAlias                     Langs[string]       `json:"urlAlias" cms:"alias" jsonschema:"minLength=2,maxLength=500" jsonschema_description:"URL: starts with /, no protocol or host of the service"`
 	CanonicalURL                 Null[string]        `json:"canonicalUrl" cms:"uri" jsonschema:"maxLength=500" jsonschema_description:"equivalent external resource"`
 	LocationLat                  Null[float64]       `json:"locationLat" jsonschema:"minimum=-90,maximum=90" jsonschema_description:"initial centre latitude"`
 	LocationLon                  Null[float64]       `json:"locationLon" jsonschema:"minimum=-180,maximum=180" jsonschema_description:"initial centre longitude"`
 	LocationZoom                 Null[int64]         `json:"locationZoom" jsonschema:"minimum=2,maximum=25" jsonschema_description:"initial zoom"`
-	MapLayerFile                 Null[string]        `json:"mapLayerFile" cms:"layer" jsonschema_description:"overlay layer: KML or KMZ up to 2MB"`
+	MapLayerFile                 Null[string]        `json:"mapLayerFile" cms:"layer" jsonschema:"maxLength=2000" jsonschema_description:"overlay layer: KML or KMZ up to 2MB"`
 	CTAOnMap                     Null[bool]          `json:"ctaOnMap" jsonschema_description:"floating CTA on map"`
 	CTAOnImage                   Null[bool]          `json:"ctaOnImage" jsonschema_description:"floating CTA on image"`
 	CTAURL                       Null[string]        `json:"ctaUrl" cms:"uri" jsonschema:"maxLength=1500" jsonschema_description:"CTA target"`
@@ -37,10 +37,10 @@ type Map struct {
 	RoutePlannerWidth            Opt[float64]        `json:"routePlannerWidth" jsonschema:"minimum=1,maximum=4" jsonschema_description:"route line width in pixels"`
 	MapClusterize                Null[bool]          `json:"mapClusterize" jsonschema_description:"cluster markers"`
 	MapLabel                     Langs[Null[string]] `json:"mapLabel" jsonschema:"maxLength=40" jsonschema_description:"short label"`
-	CustomFilterFile             Null[string]        `json:"customFilterFile" cms:"image" jsonschema_description:"custom filter icon (jpg, png or webp)"`
-	CustomHeaderFile             Null[string]        `json:"customHeaderFile" cms:"image" jsonschema_description:"custom header image (jpg, png or webp)"`
-	CustomBrandedPOIFile         Null[string]        `json:"customBrandedPoiFile" cms:"image" jsonschema_description:"custom branded POI marker icon (jpg, png or webp)"`
-	CustomLoaderFile             Null[string]        `json:"customLoaderFile" cms:"image" jsonschema_description:"custom loader image (jpg, png or webp)"`
+	CustomFilterFile             Null[string]        `json:"customFilterFile" cms:"image" jsonschema:"maxLength=2000" jsonschema_description:"custom filter icon (jpg, png or webp)"`
+	CustomHeaderFile             Null[string]        `json:"customHeaderFile" cms:"image" jsonschema:"maxLength=2000" jsonschema_description:"custom header image (jpg, png or webp)"`
+	CustomBrandedPOIFile         Null[string]        `json:"customBrandedPoiFile" cms:"image" jsonschema:"maxLength=2000" jsonschema_description:"custom branded POI marker icon (jpg, png or webp)"`
+	CustomLoaderFile             Null[string]        `json:"customLoaderFile" cms:"image" jsonschema:"maxLength=2000" jsonschema_description:"custom loader image (jpg, png or webp)"`
 	MapLayerType                 Opt[string]         `json:"mapLayerType" jsonschema:"maxLength=100" jsonschema_description:"geographic layer type at initialization"`
 	MapMaxAutozoom               Null[int64]         `json:"mapMaxAutozoom" jsonschema:"minimum=2,maximum=25" jsonschema_description:"maximum zoom of auto-zoom after a filter"`
 	MapIsTour                    Null[bool]          `json:"mapIsTour" jsonschema_description:"tour mode"`
@@ -51,9 +51,9 @@ type Map struct {
 	MapFilterDifficultySwitch    Null[bool]          `json:"mapFilterDifficultySwitch" jsonschema_description:"filter by difficulty"`
 	MapFilterDistanceSwitch      Null[bool]          `json:"mapFilterDistanceSwitch" jsonschema_description:"filter by distance"`
 	MapFilterCircularSwitch      Null[bool]          `json:"mapFilterCircularSwitch" jsonschema_description:"filter by circular"`
-	MapFilterCategories          Null[[]string]      `json:"mapFilterCategories" cms:"term" jsonschema_description:"Categories of the filter, in order; when absent, all Categories used in the map"`
-	MapFilterCategoriesSecondary Null[[]string]      `json:"mapFilterCategoriesSecondary" cms:"term" jsonschema_description:"secondary filter Categories, in order"`
-	MapCategories                Null[[]string]      `json:"mapCategories" cms:"term" jsonschema_description:"Categories for sorting and filtering Maps in the admin table, in order"`
+	MapFilterCategories          Null[[]string]      `json:"mapFilterCategories" cms:"term" jsonschema:"maxItems=100" jsonschema_description:"Categories of the filter, in order; when absent, all Categories used in the map"`
+	MapFilterCategoriesSecondary Null[[]string]      `json:"mapFilterCategoriesSecondary" cms:"term" jsonschema:"maxItems=100" jsonschema_description:"secondary filter Categories, in order"`
+	MapCategories                Null[[]string]      `json:"mapCategories" cms:"term" jsonschema:"maxItems=100" jsonschema_description:"Categories for sorting and filtering Maps in the admin table, in order"`
 	MapShowList                  Null[bool]          `json:"mapShowList" jsonschema_description:"enable the Resource gallery"`
 	HeadTitle                    Langs[Null[string]] `json:"headTitle" jsonschema:"maxLength=100" jsonschema_description:"SEO title; falls back to title"`
 	HeadDescription              Langs[Null[string]] `json:"headDescription" jsonschema:"maxLength=150" jsonschema_description:"SEO description; falls back to shortDescription"`
@@ -63,10 +63,10 @@ type Map struct {
 
 // TourDay is one item of a Map's tourMultiday list.
 type TourDay struct {
-	DayLabels        Opt[[]string]       `json:"dayLabels" cms:"daylabel" jsonschema_description:"days covered, labels of shape D1, D2, ..."`
+	DayLabels        Opt[[]string]       `json:"dayLabels" cms:"daylabel" jsonschema:"maxItems=100" jsonschema_description:"days covered, labels of shape D1, D2, ..."`
 	Title            Langs[Null[string]] `json:"title" jsonschema:"maxLength=100" jsonschema_description:"day title"`
 	ShortDescription Langs[Null[string]] `json:"shortDescription" jsonschema:"maxLength=160" jsonschema_description:"day intro"`
 	HTMLContent      Langs[Null[string]] `json:"htmlContent" cms:"html" jsonschema:"maxLength=32000" jsonschema_description:"day HTML text"`
-	Image            Null[string]        `json:"image" cms:"image" jsonschema_description:"gallery image (jpg, png or webp)"`
+	Image            Null[string]        `json:"image" cms:"image" jsonschema:"maxLength=2000" jsonschema_description:"gallery image (jpg, png or webp)"`
 	ResourceIDs      Null[[]string]      `json:"resourceIds" cms:"ref=resource" jsonschema_description:"Resources visited that day, in order"`
 }

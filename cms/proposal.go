@@ -10,7 +10,7 @@ type Proposal struct {
 	ShortDescription   Langs[Null[string]]   `json:"shortDescription" jsonschema:"maxLength=160" jsonschema_description:"snippet"`
 	HTMLDescription    Langs[Null[string]]   `json:"htmlDescription" cms:"html" jsonschema:"maxLength=1000" jsonschema_description:"summary, HTML"`
 	HTMLContent        Langs[Null[string]]   `json:"htmlContent" cms:"html" jsonschema:"maxLength=32000" jsonschema_description:"full content, HTML"`
-	Image              Null[string]          `json:"image" cms:"image" jsonschema_description:"featured image (jpg, png or webp)"`
+	Image              Null[string]          `json:"image" cms:"image" jsonschema:"maxLength=2000" jsonschema_description:"featured image (jpg, png or webp)"`
 	URLAlias           Langs[string]         `json:"urlAlias" cms:"alias" jsonschema:"minLength=2,maxLength=500" jsonschema_description:"URL: starts with /, no protocol or host of the service"`
 	CanonicalURL       Langs[Null[string]]   `json:"canonicalUrl" cms:"uri" jsonschema:"maxLength=500" jsonschema_description:"equivalent external Proposal"`
 	InfoSummary        Langs[Null[string]]   `json:"infoSummary" cms:"html" jsonschema:"maxLength=2000" jsonschema_description:"summary, HTML"`

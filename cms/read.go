@@ -32,8 +32,9 @@ type ReadParams struct {
 
 // Read returns the records p selects, for the principal in ctx. With ids,
 // reading a Proposal counts an access (statsAccess + 1, statsLastAccess =
-// now). The sequence yields an error at most once, as its last element;
-// a list streams from the store without being held in memory. Errors:
+// now) as it is yielded. The sequence yields an error at most once, as
+// its last element; records stream from the store without being held in
+// memory, named ids as lists. Errors:
 // CodeUnauthorized, CodeForbidden.
 func (s *Service) Read(ctx context.Context, kind Kind, p ReadParams) (iter.Seq2[*Entry, error], error) {
 	pr, err := s.caller(ctx, kind, ActionRead)
@@ -44,38 +45,41 @@ func (s *Service) Read(ctx context.Context, kind Kind, p ReadParams) (iter.Seq2[
 		return s.store.ListRecords(ctx, ListParams{Account: pr.Account, Kind: kind, Published: p.Published,
 			MapID: p.MapID, After: p.After, Limit: p.Limit, BBox: p.BBox, UpdatedSince: p.UpdatedSince}), nil
 	}
-	entries, err := s.store.GetRecords(ctx, pr.Account, kind, p.IDs)
-	if err != nil {
-		return nil, err
-	}
 	var members map[string]bool
 	if p.MapID != "" && kind == KindResource {
 		if members, err = s.mapMembers(ctx, pr.Account, p.MapID); err != nil {
 			return nil, err
 		}
 	}
-	kept := entries[:0]
-	for _, e := range entries {
-		if p.keeps(e, members) {
-			kept = append(kept, e)
-		}
-		if p.Limit > 0 && len(kept) == p.Limit {
-			break
-		}
-	}
-	if kind == KindProposal {
-		now := s.Now()
-		for _, e := range kept {
-			if err := s.store.CountAccess(ctx, pr.Account, kind, e.Record.RecordID(), now); err != nil {
-				return nil, err
-			}
-			e.StatsAccess++
-			e.StatsLastAccess = now
-		}
-	}
+	// Streamed like a list (DECISIONS §13): the records named are read a
+	// few at a time as the answer is written, so its memory does not grow
+	// with the number of ids.
 	return func(yield func(*Entry, error) bool) {
-		for _, e := range kept {
+		kept := 0
+		for e, err := range s.store.StreamRecords(ctx, pr.Account, kind, p.IDs) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !p.keeps(e, members) {
+				continue
+			}
+			if kind == KindProposal {
+				now := s.Now()
+				if err := s.store.CountAccess(ctx, pr.Account, kind, e.Record.RecordID(), now); err != nil {
+					if ErrorCode(err) == CodeNotFound {
+						continue // deleted since it was read
+					}
+					yield(nil, err)
+					return
+				}
+				e.StatsAccess++
+				e.StatsLastAccess = now
+			}
 			if !yield(e, nil) {
+				return
+			}
+			if kept++; p.Limit > 0 && kept == p.Limit {
 				return
 			}
 		}

@@ -11,8 +11,8 @@ type Resource struct {
 	ShortDescription    Langs[Null[string]] `json:"shortDescription" jsonschema:"maxLength=160" jsonschema_description:"brief snippet"`
 	HTMLDescription     Langs[Null[string]] `json:"htmlDescription" cms:"html" jsonschema:"maxLength=1000" jsonschema_description:"summary, HTML allowed"`
 	HTMLContent         Langs[Null[string]] `json:"htmlContent" cms:"html" jsonschema:"maxLength=32000" jsonschema_description:"full content, HTML allowed"`
-	Image               Null[string]        `json:"image" cms:"image" jsonschema_description:"featured image (jpg, png or webp)"`
-	Multimedia          Null[[]string]      `json:"multimedia" cms:"image" jsonschema_description:"gallery images (jpg, png or webp), in the order given"`
+	Image               Null[string]        `json:"image" cms:"image" jsonschema:"maxLength=2000" jsonschema_description:"featured image (jpg, png or webp)"`
+	Multimedia          Null[[]string]      `json:"multimedia" cms:"image" jsonschema:"maxLength=2000,maxItems=100" jsonschema_description:"gallery images (jpg, png or webp), in the order given"`
 	MultimediaTitle     Opt[string]         `json:"multimediaTitle" jsonschema:"maxLength=100" jsonschema_description:"gallery title"`
 	URLAlias            Langs[string]       `json:"urlAlias" cms:"alias" jsonschema:"minLength=2,maxLength=500" jsonschema_description:"URL of the record: starts with /, no protocol or host of the service"`
 	CanonicalURL        Langs[Null[string]] `json:"canonicalUrl" cms:"uri" jsonschema:"maxLength=500" jsonschema_description:"equivalent external resource"`
@@ -30,11 +30,11 @@ type Resource struct {
 	POIResourceIDsAdd   Null[[]string]      `json:"poiResourceIdsAdd" cms:"ref=resource,writeonly" jsonschema_description:"complementary POI Resource ids, in order; added to existing"`
 	HideInList          Opt[bool]           `json:"hideInList" jsonschema_description:"hide in widget list (default false)"`
 	ResourceType        Opt[string]         `json:"resourceType" jsonschema:"maxLength=100" jsonschema_description:"type of Resource (TRACK is a type)"`
-	ResourceCategories  Null[[]string]      `json:"resourceCategories" cms:"term" jsonschema_description:"Category term ids, in order; the first defines the marker icon"`
-	ResourceRegions     Null[[]string]      `json:"resourceRegions" cms:"term" jsonschema_description:"geographic area ids"`
-	ResourceStage       Null[[]string]      `json:"resourceStage" cms:"term" jsonschema_description:"label ids used as stickers"`
+	ResourceCategories  Null[[]string]      `json:"resourceCategories" cms:"term" jsonschema:"maxItems=100" jsonschema_description:"Category term ids, in order; the first defines the marker icon"`
+	ResourceRegions     Null[[]string]      `json:"resourceRegions" cms:"term" jsonschema:"maxItems=100" jsonschema_description:"geographic area ids"`
+	ResourceStage       Null[[]string]      `json:"resourceStage" cms:"term" jsonschema:"maxItems=100" jsonschema_description:"label ids used as stickers"`
 	ResourceMapLayer    Opt[string]         `json:"resourceMapLayerType" jsonschema:"maxLength=100" jsonschema_description:"geographic map layer type used when the Resource is opened"`
-	MapLayerFile        Null[string]        `json:"mapLayerFile" cms:"layer" jsonschema_description:"overlay layer: KML or KMZ file up to 2MB"`
+	MapLayerFile        Null[string]        `json:"mapLayerFile" cms:"layer" jsonschema:"maxLength=2000" jsonschema_description:"overlay layer: KML or KMZ file up to 2MB"`
 	ContactAddress      Null[string]        `json:"contactAddress" jsonschema:"maxLength=200" jsonschema_description:"street address"`
 	ContactCity         Null[string]        `json:"contactCity" jsonschema:"maxLength=60" jsonschema_description:"city"`
 	ContactPostalCode   Null[string]        `json:"contactPostalCode" jsonschema:"maxLength=8" jsonschema_description:"postal code"`
@@ -61,7 +61,7 @@ type Resource struct {
 	TrackDifficulty     Null[int64]         `json:"trackDifficulty" cms:"track" jsonschema:"enum=1,enum=2,enum=3,enum=4,enum=5" jsonschema_description:"difficulty: 1 very low to 5 extreme (TRACK only)"`
 	TrackStart          Langs[Null[string]] `json:"trackStart" cms:"track" jsonschema:"maxLength=100" jsonschema_description:"start place name (TRACK only)"`
 	TrackEnd            Langs[Null[string]] `json:"trackEnd" cms:"track" jsonschema:"maxLength=100" jsonschema_description:"end place name (TRACK only)"`
-	TrackFile           Null[string]        `json:"trackFile" cms:"trackfile,track" jsonschema_description:"track to import: GPX or KML (TRACK only)"`
+	TrackFile           Null[string]        `json:"trackFile" cms:"trackfile,track" jsonschema:"maxLength=2000" jsonschema_description:"track to import: GPX or KML (TRACK only)"`
 	HeadTitle           Langs[Null[string]] `json:"headTitle" jsonschema:"maxLength=100" jsonschema_description:"SEO title; falls back to title"`
 	HeadDescription     Langs[Null[string]] `json:"headDescription" jsonschema:"maxLength=150" jsonschema_description:"SEO description; falls back to shortDescription"`
 	HeadKeywords        Langs[Null[string]] `json:"headKeywords" jsonschema:"maxLength=150" jsonschema_description:"SEO keywords"`

@@ -9,6 +9,14 @@ func (s *Service) sanitize(rec Record) {
 	s.sanitizeObject(s.doc.kinds[rec.Kind()].spec, reflect.ValueOf(rec).Elem())
 }
 
+// decode is Codec.Decode of a body the service will store: its HTML
+// fields are sanitized before the rules judge them, so their limits hold
+// for what is stored (DECISIONS §13) and a stored record read and posted
+// back passes them again.
+func (s *Service) decode(codec *Codec, body []byte, rec Record) error {
+	return codec.decodeClean(body, rec, true, s.sanitize)
+}
+
 func (s *Service) sanitizeObject(spec *typeSpec, v reflect.Value) {
 	for _, f := range spec.fields {
 		fv := v.Field(f.index)

@@ -116,6 +116,9 @@ func completeProperty(p *jsonschema.Schema, f *fieldSpec, oc *objectCodec, langs
 	if re := f.pattern(); re != nil {
 		target.Pattern = re.String()
 	}
+	if f.maxItems >= 0 {
+		p.MaxItems = ptr(uint64(f.maxItems))
+	}
 	if r := f.rule; r != nil {
 		target.Format = r.format
 		if target.MinLength == nil && f.minLen > 0 {

@@ -56,6 +56,7 @@ type fieldSpec struct {
 	refKind   string
 	minLen    int // -1: none
 	maxLen    int // -1: none
+	maxItems  int // of a list; -1: none
 	minimum   float64
 	maximum   float64
 	hasMin    bool
@@ -129,7 +130,7 @@ func specOf(t reflect.Type) (*typeSpec, error) {
 }
 
 func fieldSpecOf(sf reflect.StructField) (*fieldSpec, error) {
-	f := &fieldSpec{name: strings.Split(sf.Tag.Get("json"), ",")[0], minLen: -1, maxLen: -1}
+	f := &fieldSpec{name: strings.Split(sf.Tag.Get("json"), ",")[0], minLen: -1, maxLen: -1, maxItems: -1}
 	if f.name == "" {
 		return nil, fmt.Errorf("no json name")
 	}
@@ -176,6 +177,8 @@ func fieldSpecOf(sf reflect.StructField) (*fieldSpec, error) {
 			f.minLen, err = strconv.Atoi(val)
 		case "maxLength":
 			f.maxLen, err = strconv.Atoi(val)
+		case "maxItems":
+			f.maxItems, err = strconv.Atoi(val)
 		case "minimum":
 			f.minimum, f.minExact, err = parseBound(val)
 			f.hasMin = true

@@ -138,6 +138,12 @@ type RecordStore interface {
 	// error. Inside WithTx it holds the records found until the transaction
 	// ends, as GetRecord does.
 	GetRecords(ctx context.Context, account string, kind Kind, ids []string) ([]*Entry, error)
+	// StreamRecords streams the records of ids that exist, in the order
+	// of ids (an id given twice comes once), reading a few at a time: the
+	// memory it holds grows neither with the number of ids nor with the
+	// sizes of the records beyond the one being yielded. The sequence
+	// yields an error at most once, as its last element.
+	StreamRecords(ctx context.Context, account string, kind Kind, ids []string) iter.Seq2[*Entry, error]
 	// LockKind, inside WithTx, holds every id of kind in account that has
 	// no record yet until the transaction ends: GetRecord of such an id in
 	// another transaction waits. With GetRecords it lets a batch

@@ -78,7 +78,7 @@ func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *Upse
 	// (references, aliases), so one 409 lists everything found; only a
 	// body without a usable id stops here.
 	var problems []fieldProblem
-	if err := codec.Decode(body, patch); err != nil {
+	if err := s.decode(codec, body, patch); err != nil {
 		e, ok := errors.AsType[*Error](err)
 		if !ok || e.Code != CodeInvalid || !ValidID(patch.RecordID()) {
 			return UpsertResult{}, err
@@ -88,7 +88,6 @@ func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *Upse
 		}
 	}
 	id := patch.RecordID()
-	s.sanitize(patch)
 	if deleteAsked(patch) && problems == nil {
 		if !p.Can(kind, ActionDelete) {
 			return UpsertResult{}, errForbidden()

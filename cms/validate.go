@@ -177,6 +177,9 @@ func textProblem(f *fieldSpec, s string) string {
 }
 
 func (w walker) texts(f *fieldSpec, path string, list []string) {
+	if f.maxItems >= 0 && len(list) > f.maxItems {
+		w.add(path, "must have at most "+strconv.Itoa(f.maxItems)+" items")
+	}
 	for i, s := range list {
 		if t := textProblem(f, s); t != "" {
 			w.add(path+"["+strconv.Itoa(i)+"]", t)

@@ -31,39 +31,26 @@ func (h *Handler) read(w http.ResponseWriter, r *http.Request, rp *recordPath) {
 		h.writeError(w, r, err)
 		return
 	}
+	if rp.IDs == nil {
+		h.stream(w, r, codec, proj, seq, nil)
+		return
+	}
+	// Named ids: 404 when none is found. The answer starts with the first
+	// record found, so the status is still free until then.
 	exportFail := &cms.Error{Code: cms.CodeNotFound, Message: "ERROR: Export fail"}
-	if rp.IDs != nil {
-		// Named ids: at most 1000, already in memory; 404 when none.
-		var entries []*cms.Entry
+	if rp.Single {
 		for e, err := range seq {
 			if err != nil {
 				h.writeError(w, r, err)
 				return
 			}
-			entries = append(entries, e)
-		}
-		if len(entries) == 0 {
-			h.writeError(w, r, exportFail)
+			h.writeOne(w, r, codec, proj, e)
 			return
 		}
-		if rp.Single {
-			h.writeOne(w, r, codec, proj, entries[0])
-			return
-		}
-		buf := h.answer()
-		defer h.putAnswer(buf)
-		*buf = append(*buf, '[')
-		for i, e := range entries {
-			if i > 0 {
-				*buf = append(*buf, ',')
-			}
-			*buf = codec.AppendProjected(*buf, h.svc.Wire(e), proj)
-		}
-		*buf = append(*buf, ']', '\n')
-		writeRaw(w, http.StatusOK, *buf)
+		h.writeError(w, r, exportFail)
 		return
 	}
-	h.stream(w, r, codec, proj, seq)
+	h.stream(w, r, codec, proj, seq, exportFail)
 }
 
 // writeOne answers one record with its ETag; If-None-Match with it is 304.
@@ -101,10 +88,11 @@ func (h *Handler) putAnswer(buf *[]byte) {
 	}
 }
 
-// stream writes a list as it comes from the store. A failure after the
-// first byte cannot change the status any more: the connection is cut, so
-// the client never takes a partial list for a whole one.
-func (h *Handler) stream(w http.ResponseWriter, r *http.Request, codec *cms.Codec, proj *cms.Projection, seq func(func(*cms.Entry, error) bool)) {
+// stream writes a list as it comes from the store; none, when set, is the
+// answer when the list is empty (else []). A failure after the first byte
+// cannot change the status any more: the connection is cut, so the client
+// never takes a partial list for a whole one.
+func (h *Handler) stream(w http.ResponseWriter, r *http.Request, codec *cms.Codec, proj *cms.Projection, seq func(func(*cms.Entry, error) bool), none error) {
 	var bw *bufio.Writer
 	buf := make([]byte, 0, 8192)
 	n := 0
@@ -134,6 +122,10 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, codec *cms.Code
 		}
 	}
 	if bw == nil {
+		if none != nil {
+			h.writeError(w, r, none)
+			return
+		}
 		writeRaw(w, http.StatusOK, []byte("[]\n"))
 		return
 	}

@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"errors"
+	"iter"
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
@@ -92,4 +93,11 @@ func (s raceStore) GetRecords(ctx context.Context, account string, kind cms.Kind
 		return nil, cms.Unavailable(errOutage)
 	}
 	return s.Store.GetRecords(ctx, account, kind, ids)
+}
+
+func (s raceStore) StreamRecords(ctx context.Context, account string, kind cms.Kind, ids []string) iter.Seq2[*cms.Entry, error] {
+	if s.down.Load() {
+		return func(yield func(*cms.Entry, error) bool) { yield(nil, cms.Unavailable(errOutage)) }
+	}
+	return s.Store.StreamRecords(ctx, account, kind, ids)
 }

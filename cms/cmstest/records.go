@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -270,6 +271,60 @@ func testRecords(t *testing.T, open func(t *testing.T) cms.Store) {
 			}
 			if ids := idsOf(got); !slices.Equal(ids, tt.want) {
 				t.Errorf("GetRecords(%v): %v, want %v", tt.ids, ids, tt.want)
+			}
+		}
+	})
+
+	t.Run("StreamRecords", func(t *testing.T) {
+		// Records of every size (some too large to come with their
+		// group), in the order asked, across groups, with their
+		// assignments, of the account asked only.
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		var ids []string
+		for i := range 150 {
+			r := resource(fmt.Sprintf("r-%03d", i))
+			if i%4 == 1 {
+				r.HTMLContent = cms.Langs[cms.Null[string]]{"en": cms.NullOf(strings.Repeat("large ", 10000))}
+			}
+			put(t, s, "a", r)
+			ids = append(ids, r.ID)
+		}
+		put(t, s, "b", resource("r-other"))
+		put(t, s, "a", mapRecord("m-1"))
+		must(t, s.SetMapResources(ctx, "a", "m-1", cms.RolePrimary, []string{"r-001", "r-002"}))
+		asked := []string{"r-other", "missing"}
+		for i := len(ids) - 1; i >= 0; i-- {
+			asked = append(asked, ids[i])
+		}
+		asked = append(asked, "r-001", "m-1")
+		var got []string
+		for e, err := range s.StreamRecords(ctx, "a", cms.KindResource, asked) {
+			if err != nil {
+				t.Fatalf("StreamRecords: %v", err)
+			}
+			r := e.Record.(*cms.Resource)
+			if e.Account != "a" || (r.ID == "r-001" && !slices.Equal(r.MapIDs.Value, []string{"m-1"})) {
+				t.Errorf("%s: account %q, mapIds %v", r.ID, e.Account, r.MapIDs)
+			}
+			if want := strings.Repeat("large ", 10000); (r.HTMLContent["en"].Value == want) != (slices.Index(ids, r.ID)%4 == 1) {
+				t.Errorf("%s: htmlContent of %d bytes", r.ID, len(r.HTMLContent["en"].Value))
+			}
+			got = append(got, r.ID)
+		}
+		want := slices.Clone(ids)
+		slices.Reverse(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("StreamRecords:\n got %v\nwant %v", got, want)
+		}
+		for range s.StreamRecords(ctx, "a", cms.KindResource, []string{"x-1", "r-other"}) {
+			t.Errorf("StreamRecords of missing ids yielded a record")
+		}
+		n := 0
+		for range s.StreamRecords(ctx, "a", cms.KindResource, ids) {
+			if n++; n == 3 {
+				break // a stopped stream stops
 			}
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,7 +15,9 @@ import (
 
 // listChunk is how many records ListRecords reads per query: streaming in
 // chunks keeps memory bounded and holds no read transaction open while the
-// caller writes a response.
+// caller writes a response. A document larger than inlineDoc is read
+// alone when its turn comes, so a chunk holds at most listChunk documents
+// of inlineDoc bytes.
 const listChunk = 256
 
 // recordRow is a row of a record query (selectRecords), scanned by
@@ -109,6 +112,72 @@ func (s *Store) GetRecords(ctx context.Context, account string, kind cms.Kind, i
 	return ordered, nil
 }
 
+// streamGroup is how many ids StreamRecords reads per query, and
+// inlineDoc the largest document (in bytes) such a query carries: a
+// larger one is read alone when its turn comes, so a read by ids holds at
+// most streamGroup documents of inlineDoc bytes and one larger document,
+// however many ids are asked and however large their records are.
+const (
+	streamGroup = 64
+	inlineDoc   = 32 << 10
+)
+
+// StreamRecords implements cms.Store.
+func (s *Store) StreamRecords(ctx context.Context, account string, kind cms.Kind, ids []string) iter.Seq2[*cms.Entry, error] {
+	return func(yield func(*cms.Entry, error) bool) {
+		ids := cms.Dedupe(ids)
+		for group := range slices.Chunk(ids, streamGroup) {
+			query, args := s.selectByKeys(s.inlineSelection(kind), "records", "account = ? AND kind = ?",
+				[]any{account, string(kind)}, "id", group)
+			rows, err := s.scanRecords(ctx, kind, query, args...)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			byID := make(map[string]int, len(rows))
+			for i, row := range rows {
+				byID[row.ID] = i
+			}
+			for _, id := range group {
+				i, ok := byID[id]
+				if !ok {
+					continue
+				}
+				row := rows[i]
+				rows[i] = recordRow{} // the document goes once yielded
+				if row.Doc == "" {
+					// Too large to come with the group: read alone.
+					large, err := s.scanRecords(ctx, kind, s.selectRecords(kind, "records")+
+						" WHERE account = ? AND kind = ? AND id = ?", account, string(kind), id)
+					if err != nil {
+						yield(nil, err)
+						return
+					}
+					if len(large) == 0 {
+						continue // deleted meanwhile
+					}
+					row = large[0]
+				}
+				entries, err := s.entries(account, kind, []recordRow{row})
+				if err != nil {
+					yield(nil, err)
+					return
+				}
+				if !yield(entries[0], nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// inlineSelection is recordSelection with the document left empty when it
+// is larger than inlineDoc (a stored document is never empty).
+func (s *Store) inlineSelection(kind cms.Kind) string {
+	return strings.Replace(s.recordSelection(kind), "records.doc",
+		"CASE WHEN octet_length(records.doc) <= "+strconv.Itoa(inlineDoc)+" THEN records.doc ELSE '' END", 1)
+}
+
 // RecordsQuery returns the query of GetRecords outside a transaction.
 // Adapter tests explain it.
 func (s *Store) RecordsQuery(account string, kind cms.Kind, ids []string) (string, []any) {
@@ -129,13 +198,34 @@ func (s *Store) ListRecords(ctx context.Context, p cms.ListParams) iter.Seq2[*cm
 				yield(nil, err)
 				return
 			}
-			entries, err := s.entries(p.Account, p.Kind, rows)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			for _, e := range entries {
-				if !yield(e, nil) {
+			prev := after
+			for i := range rows {
+				row := rows[i]
+				rows[i].Doc = "" // the document goes once yielded
+				if row.Doc == "" {
+					// Too large to come with the chunk: read alone, with
+					// the list's filters, as the next record after the
+					// previous one; another id there means it no longer
+					// matches (or was deleted) since the chunk was read.
+					query, args := s.listQuery(p, prev, 1, false)
+					large, err := s.scanRecords(ctx, p.Kind, query, args...)
+					if err != nil {
+						yield(nil, err)
+						return
+					}
+					if len(large) == 0 || large[0].ID != row.ID {
+						prev = row.ID
+						continue
+					}
+					row = large[0]
+				}
+				prev = row.ID
+				entries, err := s.entries(p.Account, p.Kind, []recordRow{row})
+				if err != nil {
+					yield(nil, err)
+					return
+				}
+				if !yield(entries[0], nil) {
 					return
 				}
 			}
@@ -153,7 +243,7 @@ func (s *Store) ListRecords(ctx context.Context, p cms.ListParams) iter.Seq2[*cm
 }
 
 func (s *Store) listChunk(ctx context.Context, p cms.ListParams, after string, n int) ([]recordRow, error) {
-	query, args := s.ListQuery(p, after, n)
+	query, args := s.listQuery(p, after, n, true)
 	return s.scanRecords(ctx, p.Kind, query, args...)
 }
 
@@ -211,6 +301,13 @@ func hasAssigned(kind cms.Kind) bool {
 // order. Each index is reached by its own key expression (keys.go), so no
 // other can be taken; the other options filter what it reads.
 func (s *Store) ListQuery(p cms.ListParams, after string, n int) (string, []any) {
+	return s.listQuery(p, after, n, true)
+}
+
+// listQuery is ListQuery; inline leaves out documents larger than
+// inlineDoc (read alone afterwards), so a chunk's memory stays bounded
+// whatever its records' sizes.
+func (s *Store) listQuery(p cms.ListParams, after string, n int, inline bool) (string, []any) {
 	if after == "" {
 		after = p.After
 	}
@@ -274,7 +371,11 @@ func (s *Store) ListQuery(p cms.ListParams, after string, n int) (string, []any)
 		args = append(args, b.MinLon, b.MaxLon)
 	}
 	args = append(args, n)
-	return s.selectRecords(p.Kind, from) + " WHERE " + strings.Join(where, " AND ") +
+	selection := s.recordSelection(p.Kind)
+	if inline {
+		selection = s.inlineSelection(p.Kind)
+	}
+	return "SELECT " + selection + " FROM " + from + " WHERE " + strings.Join(where, " AND ") +
 		" ORDER BY " + order + " LIMIT ?", args
 }
 
