@@ -36,7 +36,23 @@ type plannedRecord struct {
 	given     map[string]string // aliases its records gave, by language
 	// The TRACK rule's inputs after the merges so far (Resources).
 	resourceType string
-	valued       uint64 // bit i: track[i] holds a value
+	valued       fieldSet // bit i: track[i] holds a value
+}
+
+// fieldSet is a set of indexes of batchPlan.track: two per language for
+// the translated fields, so as large as the account's languages make it.
+type fieldSet []uint64
+
+func newFieldSet(n int) fieldSet { return make(fieldSet, (n+63)/64) }
+
+func (f fieldSet) add(i int)      { f[i/64] |= 1 << (i % 64) }
+func (f fieldSet) has(i int) bool { return f[i/64]&(1<<(i%64)) != 0 }
+
+// merge takes the bits of set from valued, and keeps the others.
+func (f fieldSet) merge(set, valued fieldSet) {
+	for i := range f {
+		f[i] = f[i]&^set[i] | valued[i]
+	}
 }
 
 func newBatchPlan(store Store, account string, kind Kind, codec *Codec) *batchPlan {
@@ -47,9 +63,6 @@ func newBatchPlan(store Store, account string, kind Kind, codec *Codec) *batchPl
 			if b.field.trackOnly {
 				p.track = append(p.track, b)
 			}
-		}
-		if len(p.track) > 64 {
-			panic("cms: more TRACK-only fields than a batch plan counts")
 		}
 	}
 	return p
@@ -123,6 +136,9 @@ func (p *batchPlan) apply(rec Record) (merged, aliases []fieldProblem) {
 	case r.deleted:
 		*r = plannedRecord{recreated: true}
 	}
+	if r.valued == nil && p.track != nil {
+		r.valued = newFieldSet(len(p.track))
+	}
 	r.written = true
 	if res, ok := rec.(*Resource); ok {
 		merged = p.mergeTrack(r, res)
@@ -136,24 +152,23 @@ func (p *batchPlan) mergeTrack(r *plannedRecord, res *Resource) []fieldProblem {
 	if res.ResourceType.Set {
 		r.resourceType = res.ResourceType.Value
 	}
-	var set uint64
-	valued := p.trackValued(res, &set)
-	r.valued = r.valued&^set | valued
-	return trackRule(r.resourceType, p.track, func(i int) bool { return r.valued&(1<<i) != 0 })
+	set := newFieldSet(len(p.track))
+	r.valued.merge(set, p.trackValued(res, set))
+	return trackRule(r.resourceType, p.track, r.valued.has)
 }
 
 // trackValued returns the TRACK-only bindings of res holding a value; set,
 // when not nil, gets those res sets at all (a body's fields).
-func (p *batchPlan) trackValued(res *Resource, set *uint64) uint64 {
+func (p *batchPlan) trackValued(res *Resource, set fieldSet) fieldSet {
 	v := reflect.ValueOf(res).Elem()
-	var valued uint64
+	valued := newFieldSet(len(p.track))
 	for i, b := range p.track {
 		fv := v.Field(b.field.index)
 		if holdsValue(fv, b.lang) {
-			valued |= 1 << i
+			valued.add(i)
 		}
 		if set != nil && isSet(fv, b) {
-			*set |= 1 << i
+			set.add(i)
 		}
 	}
 	return valued
