@@ -97,7 +97,7 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 		count     int
 		forbidden bool
 	)
-	plan := newBatchPlan(s.store, p.Account, kind, codec)
+	plan := newBatchPlan(s, p.Account, kind, codec)
 	spec := s.doc.kinds[kind].spec
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // stops the splitter and the decoding when a window is refused
@@ -124,7 +124,7 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 			return 0, nil, err
 		}
 		for i, c := range w.items {
-			r, err := s.checkBatchRecord(p, kind, c.rec, w.errs[i], c.uses, plan)
+			r, err := s.checkBatchRecord(ctx, p, kind, c.rec, w.errs[i], c.uses, plan)
 			if err != nil {
 				return 0, nil, err
 			}
@@ -181,7 +181,7 @@ type checkedRecord struct {
 // problems, the merged record's and its aliases' (plan), and the
 // references the batch does not answer itself (a record may name itself
 // or any record the batch made before it, not one it deleted).
-func (s *Service) checkBatchRecord(p Principal, kind Kind, rec Record, err error, uses []refUse, plan *batchPlan) (batchRecordProblems, error) {
+func (s *Service) checkBatchRecord(ctx context.Context, p Principal, kind Kind, rec Record, err error, uses []refUse, plan *batchPlan) (batchRecordProblems, error) {
 	var r batchRecordProblems
 	e, invalid := errors.AsType[*Error](err)
 	if invalid = invalid && e.Code == CodeInvalid; err != nil && !invalid {
@@ -218,7 +218,9 @@ func (s *Service) checkBatchRecord(p Principal, kind Kind, rec Record, err error
 		}
 	}
 	if r.idSet && ValidID(rec.RecordID()) {
-		r.merged, r.aliases = plan.apply(rec)
+		if r.merged, r.aliases, err = plan.apply(ctx, rec, len(r.own) > 0); err != nil {
+			return r, err
+		}
 	}
 	return r, nil
 }

@@ -355,6 +355,13 @@ func (s *Service) applyBatchDelete(ctx context.Context, bulk *bulkTx, p Principa
 	switch {
 	case ErrorCode(err) == CodeNotFound: // already gone: the same as once
 		res.Skipped++
+	case ErrorCode(err) == CodeConflict:
+		// Named since the submit judged it: the status says by whom.
+		refs, rerr := bulk.tx.Referrers(ctx, p.Account, ReferenceTargets(rec.Kind()), rec.RecordID())
+		if probs := singleReferrers(refs, rec.Kind(), rec.RecordID(), nil); rerr == nil && len(probs) > 0 {
+			return problemError(rec, true, probs)
+		}
+		return err
 	case err != nil:
 		return err
 	default:

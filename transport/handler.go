@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -307,7 +308,8 @@ func joinMethods(methods []string) string {
 	return strings.Join(methods, ", ")
 }
 
-// recoverPanic turns a panic into a logged 500 that shows nothing.
+// recoverPanic turns a panic into a logged 500 that shows nothing; the
+// log has the request and the stack, to find the bug by.
 func (h *Handler) recoverPanic(w http.ResponseWriter, r *http.Request) {
 	v := recover()
 	if v == nil {
@@ -317,6 +319,6 @@ func (h *Handler) recoverPanic(w http.ResponseWriter, r *http.Request) {
 		panic(v)
 	}
 	h.log.ErrorContext(r.Context(), "transport: panic in handler", "method", r.Method,
-		"path", r.URL.EscapedPath(), "panic", fmt.Sprint(v))
+		"path", r.URL.EscapedPath(), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 	h.writeError(w, r, &cms.Error{Code: cms.CodeInternal, Err: fmt.Errorf("panic: %v", v)})
 }
