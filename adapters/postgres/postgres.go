@@ -248,14 +248,14 @@ func open(ctx context.Context, sqldb *sql.DB, schema string, named bool, o Optio
 		PairsJSON: func(a, b, order string) string {
 			return "COALESCE(json_agg(json_build_array(" + a + ", " + b + ") ORDER BY " + order + "), '[]')::text"
 		},
-		List:     func(ids []string) any { return ids },
+		List:               func(ids []string) any { return ids },
 		ConnWait:           o.ConnWait,
 		StatementWait:      lim.wait(lim.statement),
 		BatchStatementWait: lim.wait(lim.batchStatement),
 		BatchTxStart:       lim.batchTxStart(),
 		Numbered:           true,
-		Trace:    o.trace,
-		Close:    db.Close,
+		Trace:              o.trace,
+		Close:              db.Close,
 	})}
 	err := store.Migrate(ctx, bunstore.MigrateOptions{FS: o.migrations, Data: full,
 		Before: func(ctx context.Context, tx bun.Tx) error {
