@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"database/sql"
 	"encoding/json"
 	"fmt"
+	mrand "math/rand/v2"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -90,6 +94,21 @@ func (w *timedWrites) check(t *testing.T) {
 func TestFaultFrozenInstance(t *testing.T) {
 	t.Parallel()
 	db := pgtest.DSN(t)
+	// The frozen instance's sessions carry a name of their own, so the
+	// test sees when its batch's transaction holds its locks.
+	u, err := url.Parse(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("application_name", "frozen-"+rand.Text()[:8])
+	u.RawQuery = q.Encode()
+	frozenApp := q.Get("application_name")
+	admin, err := sql.Open("pgx", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
 	args := []string{"--db", db, "--batch-lease", "2s", "--pg-lock-timeout", frozenLockTimeout.String(),
 		"--pg-idle-in-tx-timeout", frozenIdleInTx.String()}
 	rounds, size, clients := long(2, 6), long(3000, 5000), long(3, 6)
@@ -97,7 +116,7 @@ func TestFaultFrozenInstance(t *testing.T) {
 	frozenApplying, refused := 0, 0
 	var slowestTakeover time.Duration
 	for round := range rounds {
-		a := startProc(t, args...)
+		a := startProc(t, append(slices.Clone(args), "--db", u.String())...)
 		ca := newClient(t, a)
 		mapID := fmt.Sprintf("frozen-map-%d", round)
 		if r := ca.post(t.Context(), "/api/bw/v2/map", map[string]any{"id": mapID}); r.status != 201 {
@@ -118,9 +137,24 @@ func TestFaultFrozenInstance(t *testing.T) {
 		if json.Unmarshal(r.body, &ans); r.status != 201 {
 			t.Fatalf("batch: %d %s %v", r.status, r.body, r.err)
 		}
-		if !waitProcessing(t, ca, func() []submitted { return []submitted{{id: ans.BatchID}} }) {
-			t.Fatalf("batch %s never processing", ans.BatchID)
+		// Frozen while its batch's transaction holds the account's and the
+		// kind's locks (advisory), at a random moment of the apply.
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			var n int
+			if err := admin.QueryRow("SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "+
+				"WHERE a.application_name = $1 AND l.locktype = 'advisory' AND l.granted", frozenApp).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("batch %s never applied", ans.BatchID)
+			}
+			time.Sleep(time.Millisecond)
 		}
+		time.Sleep(mrand.N(100 * time.Millisecond))
 		a.cmd.Process.Signal(syscall.SIGSTOP)
 		frozen := time.Now()
 
@@ -145,7 +179,7 @@ func TestFaultFrozenInstance(t *testing.T) {
 
 		a.cmd.Process.Signal(syscall.SIGCONT)
 		// The woken worker finds its lease lost and leaves the batch.
-		deadline := time.Now().Add(20 * time.Second)
+		deadline = time.Now().Add(20 * time.Second)
 		for !strings.Contains(a.stderr.String(), "batch lease lost") && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)
 		}
@@ -194,6 +228,9 @@ func TestFaultFrozenInstance(t *testing.T) {
 		b.kill()
 	}
 	w.check(t)
+	if frozenApplying == 0 {
+		t.Errorf("no round froze the instance before its batch committed")
+	}
 	t.Logf("figures: frozen instance (SIGSTOP while applying a batch, lease 2s, lock timeout %v, idle-in-transaction timeout %v): rounds=%d frozen-while-applying=%d records=%d taken-over-and-done-once=%d woken-work-refused=%d slowest-takeover=%v writes-on-the-other=%d acknowledged=%d 503=%d slowest-answer=%v",
 		frozenLockTimeout, frozenIdleInTx, rounds, frozenApplying, rounds*size, rounds, refused, slowestTakeover.Round(time.Millisecond),
 		w.writes, w.acks.Load(), w.count(503, 503), w.slowest.Round(time.Millisecond))
