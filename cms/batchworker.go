@@ -260,7 +260,8 @@ func (s *Service) applyBatch(ctx context.Context, b *Batch, owner string) (Batch
 		return BatchResult{}, err
 	}
 	var res BatchResult
-	err = s.store.WithTx(ctx, func(tx Store) error {
+	// A batch's transaction gets a batch's limits, not a request's.
+	err = s.store.WithTx(WithBatchWork(ctx), func(tx Store) error {
 		res = BatchResult{}
 		// Its records' assignments and deletes touch other records: first
 		// the account's writes of several records, then the kind.

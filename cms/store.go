@@ -539,3 +539,21 @@ type BatchStore interface {
 	// account, with the submission time of the oldest waiting one.
 	BatchQueue(ctx context.Context) (BatchQueue, error)
 }
+
+// batchWorkKey marks a context as a batch worker's (WithBatchWork).
+type batchWorkKey struct{}
+
+// WithBatchWork returns ctx marked as the work of a batch worker. A store
+// gives a transaction begun (WithTx) with such a context the limits of a
+// batch, which holds its locks and runs its statements far longer than a
+// request may (PostgreSQL: longer statement and lock timeouts), and a
+// request's limits to everything else.
+func WithBatchWork(ctx context.Context) context.Context {
+	return context.WithValue(ctx, batchWorkKey{}, true)
+}
+
+// IsBatchWork reports whether ctx was marked by WithBatchWork.
+func IsBatchWork(ctx context.Context) bool {
+	b, _ := ctx.Value(batchWorkKey{}).(bool)
+	return b
+}

@@ -61,11 +61,48 @@ type Options struct {
 	// minutes. Not used by OpenPool.
 	ConnMaxLifetime time.Duration
 
+	// LockTimeout is how long a request's statement waits for a lock
+	// another transaction holds (a record's row, an account's or a kind's
+	// writes, which a batch holds while it applies) before the store
+	// answers unavailable (503 with Retry-After), so an instance that
+	// froze or lost its network while holding one costs the others a
+	// bounded wait. Default 10 s; NoTimeout: as long as it takes.
+	LockTimeout time.Duration
+	// StatementTimeout is the longest a request's statement runs before
+	// the server cancels it and the store answers unavailable (503 with
+	// Retry-After). Default 30 s; NoTimeout: no limit.
+	StatementTimeout time.Duration
+	// IdleInTxTimeout is how long the server lets a transaction, a
+	// request's or a batch's, wait for its client between statements
+	// before it ends the session: a frozen or partitioned instance's
+	// locks are freed then (and its lease runs out: another instance
+	// takes its batch over). Default 15 s; NoTimeout: as long as it takes.
+	IdleInTxTimeout time.Duration
+	// BatchLockTimeout and BatchStatementTimeout are LockTimeout and
+	// StatementTimeout for a batch's transaction (a context of
+	// cms.WithBatchWork), which waits behind other batches of its account
+	// and writes thousands of records: a limit met is tried again after a
+	// wait, without using up an attempt. Default 2 minutes and 5 minutes;
+	// NoTimeout: no limit.
+	BatchLockTimeout, BatchStatementTimeout time.Duration
+	// NetworkTimeout is how long the network may stay silent beyond what
+	// the server's limits allow before the store gives a connection up as
+	// dead and answers unavailable: each statement waits at most its
+	// statement timeout and this for an answer (a silent partition:
+	// nothing refused or closed), and Open's connections are dialled
+	// within it, with TCP keepalive probes and a TCP user timeout of it
+	// (Linux). Default 10 s; NoTimeout: the statements wait as long as
+	// their context allows.
+	NetworkTimeout time.Duration
+
 	// migrations replaces the embedded migrations (tests open older schemas).
 	migrations fs.FS
 	// trace receives every statement the store runs (plan tests).
 	trace func(query string, args []any)
 }
+
+// NoTimeout, as a timeout of Options, turns the limit off.
+const NoTimeout time.Duration = -1
 
 // Store is the PostgreSQL cms.Store.
 type Store struct {
@@ -109,6 +146,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	// Sent when each connection starts: every statement on it resolves
 	// names in the schema, and nothing falls through to public.
 	config.RuntimeParams["search_path"] = quoteIdent(schema)
+	newLimits(o).configure(config)
 	sqldb := stdlib.OpenDB(*config)
 	sqldb.SetMaxOpenConns(o.MaxConns)
 	sqldb.SetMaxIdleConns(o.MaxIdleConns)
@@ -119,11 +157,14 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 // OpenPool is Open on a pool of the host's: the store takes a connection
 // from pool for each statement or transaction (holding none idle) and
 // gives it back after; Close leaves the pool open. It sets the
-// connection's search_path to the schema when it takes it, and puts the
-// connection's own back when it returns it (a connection whose
-// search_path cannot be put back is closed, not returned), so the host's
-// statements and the store's never see each other's tables: two more
-// round trips a checkout. Errors keep the driver's (a *pgconn.PgError
+// connection's search_path to the schema, and its lock, statement and
+// idle-in-transaction timeouts to the Options', when it takes it, and
+// puts the connection's own back when it returns it (a connection whose
+// settings cannot be put back is closed, not returned), so the host's
+// statements and the store's never see each other's tables or limits:
+// two more round trips a checkout. The pool's dialer is the host's:
+// Options.NetworkTimeout bounds the store's statements, not the pool's
+// TCP settings. Errors keep the driver's (a *pgconn.PgError
 // with its SQLSTATE).
 func OpenPool(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Store, error) {
 	if pool == nil {
@@ -139,7 +180,8 @@ func OpenPool(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Store, e
 	if err != nil {
 		return nil, err
 	}
-	sqldb := sql.OpenDB(schemaConnector{Connector: stdlib.GetPoolConnector(pool), path: quoteIdent(schema)})
+	settings := append([][2]string{{"search_path", quoteIdent(schema)}}, newLimits(o).sessionSettings()...)
+	sqldb := sql.OpenDB(newSchemaConnector(stdlib.GetPoolConnector(pool), settings))
 	// Idle connections belong to the host's pool, not to database/sql.
 	sqldb.SetMaxIdleConns(0)
 	sqldb.SetMaxOpenConns(o.MaxConns)
@@ -181,6 +223,7 @@ func open(ctx context.Context, sqldb *sql.DB, schema string, named bool, o Optio
 		db.Close()
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
+	lim := newLimits(o)
 	store := &Store{schema: schema, Store: bunstore.New(bunstore.Options{
 		Write:     db,
 		Features:  cms.Features{Name: "postgres", ConcurrentBatchClaims: true},
@@ -205,14 +248,22 @@ func open(ctx context.Context, sqldb *sql.DB, schema string, named bool, o Optio
 		PairsJSON: func(a, b, order string) string {
 			return "COALESCE(json_agg(json_build_array(" + a + ", " + b + ") ORDER BY " + order + "), '[]')::text"
 		},
-		List:     func(ids []string) any { return ids },
-		ConnWait: o.ConnWait,
-		Numbered: true,
-		Trace:    o.trace,
-		Close:    db.Close,
+		List:               func(ids []string) any { return ids },
+		ConnWait:           o.ConnWait,
+		StatementWait:      lim.wait(lim.statement),
+		BatchStatementWait: lim.wait(lim.batchStatement),
+		BatchTxStart:       lim.batchTxStart(),
+		Numbered:           true,
+		Trace:              o.trace,
+		Close:              db.Close,
 	})}
 	err := store.Migrate(ctx, bunstore.MigrateOptions{FS: o.migrations, Data: full,
-		Before: func(ctx context.Context, tx bun.Tx) error { return prepare(ctx, tx, schema, named, o.migrations) }})
+		Before: func(ctx context.Context, tx bun.Tx) error {
+			if _, err := tx.ExecContext(ctx, migrationTxStart); err != nil {
+				return err
+			}
+			return prepare(ctx, tx, schema, named, o.migrations)
+		}})
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("postgres: %w", err)
@@ -233,6 +284,13 @@ func translate(err error) error {
 		return cms.Race(err)
 	case "23503": // foreign_key_violation
 		return &cms.Error{Code: cms.CodeNotFound, Message: "referenced row not found", Err: err}
+	// A limit met: a lock held past the lock timeout (by a frozen or
+	// partitioned instance, or a long batch), a statement cancelled by
+	// the statement timeout, a session ended by the idle-in-transaction
+	// or idle-session timeout. Outages, not races: the same wait would
+	// meet the same holder, so the client is told to come back later.
+	case "55P03", "57014", "25P03", "57P05":
+		return cms.Unavailable(err)
 	// The server shutting down or starting (admin_shutdown, crash_shutdown,
 	// cannot_connect_now), or refusing connections (too_many_connections).
 	case "57P01", "57P02", "57P03", "53300":

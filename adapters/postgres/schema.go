@@ -196,10 +196,28 @@ func movePublic(ctx context.Context, tx bun.Tx, schema string, fsys fs.FS) error
 }
 
 // schemaConnector gives connections of a host's pool (OpenPool) the
-// store's search_path while the store holds them.
+// store's search_path and limits while the store holds them.
 type schemaConnector struct {
 	driver.Connector // stdlib.GetPoolConnector's: takes a connection from the pool
-	path             string
+	names            []string
+	values           []any
+	take, put        string // the statements that read and set, and put back, the settings
+}
+
+// newSchemaConnector sets settings (name, value pairs) on the connections
+// connector takes from the pool.
+func newSchemaConnector(connector driver.Connector, settings [][2]string) schemaConnector {
+	c := schemaConnector{Connector: connector}
+	var read, set []string
+	for i, kv := range settings {
+		c.names = append(c.names, kv[0])
+		c.values = append(c.values, kv[1])
+		read = append(read, "current_setting('"+kv[0]+"')")
+		set = append(set, fmt.Sprintf("set_config('%s', $%d, false)", kv[0], i+1))
+	}
+	c.take = "SELECT " + strings.Join(append(read, set...), ", ")
+	c.put = "SELECT " + strings.Join(set, ", ")
+	return c
 }
 
 func (c schemaConnector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -208,31 +226,39 @@ func (c schemaConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, err
 	}
 	conn := dc.(*stdlib.Conn)
-	var old string
-	if err := conn.Conn().QueryRow(ctx, "SELECT current_setting('search_path'), set_config('search_path', $1, false)",
-		c.path).Scan(&old, nil); err != nil {
+	olds := make([]string, len(c.names))
+	dest := make([]any, 2*len(c.names)) // the set_config columns: skipped (nil)
+	for i := range olds {
+		dest[i] = &olds[i]
+	}
+	if err := conn.Conn().QueryRow(ctx, c.take, c.values...).Scan(dest...); err != nil {
 		conn.Close()
 		return nil, err
 	}
-	return &schemaConn{Conn: conn, old: old}, nil
+	old := make([]any, len(olds))
+	for i, v := range olds {
+		old[i] = v
+	}
+	return &schemaConn{Conn: conn, put: c.put, old: old}, nil
 }
 
 // schemaConn is a connection of the host's pool with the store's
-// search_path; Close puts the one it had back before returning it to the
+// settings; Close puts the ones it had back before returning it to the
 // pool.
 type schemaConn struct {
 	*stdlib.Conn
-	old string
+	put string
+	old []any
 }
 
 func (c *schemaConn) Close() error {
 	pc := c.Conn.Conn()
 	if !pc.IsClosed() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, err := pc.Exec(ctx, "SELECT set_config('search_path', $1, false)", c.old)
+		_, err := pc.Exec(ctx, c.put, c.old...)
 		if err != nil || pc.PgConn().TxStatus() != 'I' {
 			// The host must never get a connection with the store's
-			// search_path: the pool drops a closed one.
+			// settings: the pool drops a closed one.
 			pc.Close(ctx)
 		}
 		cancel()

@@ -203,7 +203,7 @@ func permsText(perms []string) string {
 
 // withService opens the database of cfg for one command.
 func withService(ctx context.Context, cfg map[string]string, fn func(*cms.Service) error) error {
-	store, err := openStore(ctx, cfg["db"], nil)
+	store, err := openStore(ctx, cfg["db"], nil, nil)
 	if err != nil {
 		return err
 	}

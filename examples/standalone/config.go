@@ -78,9 +78,9 @@ var errHelp = errors.New("help printed")
 
 var dbSetting = setting{"db", "CMS_DB", "sqlite:cms.db", "database: sqlite:PATH or postgres://..."}
 
-// openStore opens the database a --db value names; log gets the
-// adapter's warnings (nil: none).
-func openStore(ctx context.Context, db string, log *slog.Logger) (cms.Store, error) {
+// openStore opens the database a --db value names, a PostgreSQL one with
+// pg (nil: the defaults); log gets the adapter's warnings (nil: none).
+func openStore(ctx context.Context, db string, pg *postgres.Options, log *slog.Logger) (cms.Store, error) {
 	switch {
 	case strings.HasPrefix(db, "sqlite:"):
 		path := strings.TrimPrefix(db, "sqlite:")
@@ -89,7 +89,7 @@ func openStore(ctx context.Context, db string, log *slog.Logger) (cms.Store, err
 		}
 		return sqlite.Open(ctx, path, &sqlite.Options{Logger: log})
 	case strings.HasPrefix(db, "postgres://"), strings.HasPrefix(db, "postgresql://"):
-		return postgres.Open(ctx, db, nil)
+		return postgres.Open(ctx, db, pg)
 	}
 	return nil, fmt.Errorf("--db %q: want sqlite:PATH or postgres://...", db)
 }

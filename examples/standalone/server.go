@@ -93,7 +93,7 @@ func workersOption(n int) int {
 
 // serve runs the server until ctx ends.
 func serve(ctx context.Context, args []string, e env) error {
-	cfg, rest, err := settings(e, "standalone", args, slices.Concat(serverSettings, webSettings, tuningSettings, observeSettings))
+	cfg, rest, err := settings(e, "standalone", args, slices.Concat(serverSettings, webSettings, tuningSettings, observeSettings, pgSettings))
 	if err != nil {
 		return err
 	}
@@ -182,7 +182,11 @@ func setUp(ctx context.Context, cfg map[string]string, tune tuning, web transpor
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("--langs: %w", err)
 	}
-	store, err := openStore(ctx, cfg["db"], log)
+	pg, err := pgOptions(cfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	store, err := openStore(ctx, cfg["db"], pg, log)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -278,7 +282,7 @@ func redactDSN(db string) string {
 // workerCommand applies batches (and purges) without serving HTTP until
 // ctx ends: beside servers started with --batch-workers 0, on one database.
 func workerCommand(ctx context.Context, args []string, e env) error {
-	cfg, rest, err := settings(e, "standalone worker", args, []setting{dbSetting, batchWorkersSetting, batchLeaseSetting})
+	cfg, rest, err := settings(e, "standalone worker", args, append([]setting{dbSetting, batchWorkersSetting, batchLeaseSetting}, pgSettings...))
 	if err != nil {
 		return err
 	}
@@ -296,8 +300,12 @@ func workerCommand(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return err
 	}
+	pg, err := pgOptions(cfg)
+	if err != nil {
+		return err
+	}
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
-	store, err := openStore(ctx, cfg["db"], log)
+	store, err := openStore(ctx, cfg["db"], pg, log)
 	if err != nil {
 		return err
 	}

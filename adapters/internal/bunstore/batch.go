@@ -122,23 +122,25 @@ func (s *Store) BatchPayload(ctx context.Context, id string) ([]byte, error) {
 		return nil, err
 	}
 	defer release()
-	rows, err := c.QueryContext(ctx, s.text("SELECT data FROM batch_payload_parts WHERE id = ? ORDER BY part"), id)
+	sctx, cancel := s.bound(ctx)
+	defer cancel()
+	rows, err := c.QueryContext(sctx, s.text("SELECT data FROM batch_payload_parts WHERE id = ? ORDER BY part"), id)
 	if err != nil {
-		return nil, s.fail(err)
+		return nil, s.failBound(ctx, sctx, err)
 	}
 	defer rows.Close()
 	payload := make([]byte, 0, size[0])
 	for rows.Next() {
 		var raw sql.RawBytes
 		if err := rows.Scan(&raw); err != nil {
-			return nil, s.fail(err)
+			return nil, s.failBound(ctx, sctx, err)
 		}
 		payload = append(payload, raw...)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, s.fail(err)
+		return nil, s.failBound(ctx, sctx, err)
 	}
-	return payload, s.fail(rows.Close())
+	return payload, s.failBound(ctx, sctx, rows.Close())
 }
 
 // HeartbeatBatch implements cms.Store.

@@ -95,6 +95,7 @@ func (s *Store) Migrate(ctx context.Context, o MigrateOptions) error {
 		if err := tx.NewRaw("SELECT COALESCE(MAX(group_id), 0) FROM "+MigrationsTable).Scan(ctx, &group); err != nil {
 			return err
 		}
+		// No statement bound: a migration takes as long as it takes.
 		txStore := &Store{opts: s.opts, docs: s.docs, write: tx.Tx, read: tx.Tx, inTx: true, texts: s.texts}
 		for _, st := range steps {
 			if slices.Contains(applied, st.name) {

@@ -259,9 +259,11 @@ func (s *Store) scanRecords(ctx context.Context, kind cms.Kind, query string, ar
 	if s.opts.Trace != nil {
 		s.opts.Trace(query, args)
 	}
-	rows, err := c.QueryContext(ctx, s.text(query), args...)
+	sctx, cancel := s.bound(ctx)
+	defer cancel()
+	rows, err := c.QueryContext(sctx, s.text(query), args...)
 	if err != nil {
-		return nil, s.fail(err)
+		return nil, s.failBound(ctx, sctx, err)
 	}
 	defer rows.Close()
 	dest := make([]any, 11)
@@ -278,11 +280,11 @@ func (s *Store) scanRecords(ctx context.Context, kind cms.Kind, query string, ar
 			dest[10] = &r.Assigned
 		}
 		if err := rows.Scan(dest...); err != nil {
-			return nil, s.fail(err)
+			return nil, s.failBound(ctx, sctx, err)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, s.fail(err)
+		return nil, s.failBound(ctx, sctx, err)
 	}
 	return out, nil
 }

@@ -99,6 +99,19 @@ type Options struct {
 	// rolls the transaction back: database/sql does, after the statement
 	// running, and the commit fails. Reads outside transactions keep it.
 	DetachTxStatements bool
+	// StatementWait, when above 0, is the longest a statement (or a
+	// transaction's BEGIN, and its COMMIT once fn returned) waits for the
+	// database's answer before the store gives the connection up and
+	// answers CodeUnavailable: the statement timeout the server applies,
+	// and the network's margin, so a silent partition, which closes
+	// nothing, costs a bounded wait. BatchStatementWait is the same for
+	// the transactions of batches (cms.WithBatchWork). 0: as long as the
+	// context allows.
+	StatementWait, BatchStatementWait time.Duration
+	// BatchTxStart, when set, runs first in a batch's transaction
+	// (cms.WithBatchWork): it gives the transaction a batch's limits
+	// (PostgreSQL: SET LOCAL of longer lock and statement timeouts).
+	BatchTxStart string
 	// Trace, when set, is given every statement run through exec and
 	// scan, with its arguments, before it runs (plan tests collect them).
 	Trace func(query string, args []any)
@@ -123,6 +136,8 @@ type Store struct {
 	read  conn
 	inTx  bool
 	texts *sync.Map // query text as written -> text for the driver
+	// wait bounds each statement (Options.StatementWait; 0: none).
+	wait time.Duration
 }
 
 // conn is what *sql.DB and *sql.Tx share.
@@ -138,7 +153,8 @@ func New(opts Options) *Store {
 	if opts.Read == nil {
 		opts.Read = opts.Write
 	}
-	return &Store{opts: &opts, docs: cms.NewDocumentCodec(), write: opts.Write.DB, read: opts.Read.DB, texts: new(sync.Map)}
+	return &Store{opts: &opts, docs: cms.NewDocumentCodec(), write: opts.Write.DB, read: opts.Read.DB, texts: new(sync.Map),
+		wait: opts.StatementWait}
 }
 
 // Write returns the database writes go to (for adapter tests and tools).
@@ -155,25 +171,66 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// WithTx implements cms.Store.
+// WithTx implements cms.Store. A context of cms.WithBatchWork gives the
+// transaction a batch's limits (Options.BatchTxStart, BatchStatementWait).
 func (s *Store) WithTx(ctx context.Context, fn func(tx cms.Store) error) error {
 	if s.inTx {
 		return fn(s)
 	}
-	run := func(ctx context.Context, tx bun.Tx) error {
-		return fn(&Store{opts: s.opts, docs: s.docs, write: tx.Tx, read: tx.Tx, inTx: true, texts: s.texts})
+	batch := cms.IsBatchWork(ctx)
+	wait := s.opts.StatementWait
+	if batch {
+		wait = s.opts.BatchStatementWait
 	}
-	if s.opts.ConnWait <= 0 {
-		return s.fail(s.opts.Write.RunInTx(ctx, nil, run))
+	// The transaction's own context (database/sql's BEGIN, COMMIT and
+	// ROLLBACK run with it) ends when one of them waits past wait: the
+	// statements in between are bounded one by one.
+	txCtx, cancelTx := context.WithCancel(ctx)
+	defer cancelTx()
+	var timer *time.Timer
+	arm := func() {
+		if wait > 0 {
+			timer = time.AfterFunc(wait, cancelTx)
+		}
 	}
-	wctx, cancel := context.WithTimeout(ctx, s.opts.ConnWait)
-	c, err := s.opts.Write.Conn(wctx) // wctx bounds the wait, not the connection
-	cancel()
-	if err != nil {
-		return s.connFailure(ctx, err)
+	disarm := func() {
+		if timer != nil {
+			timer.Stop()
+		}
 	}
-	defer c.Close()
-	return s.fail(c.RunInTx(ctx, nil, run))
+	run := func(_ context.Context, tx bun.Tx) error {
+		disarm() // begun
+		defer arm()
+		txs := &Store{opts: s.opts, docs: s.docs, write: tx.Tx, read: tx.Tx, inTx: true, texts: s.texts, wait: wait}
+		if batch && s.opts.BatchTxStart != "" {
+			if _, err := txs.exec(ctx, s.opts.BatchTxStart); err != nil {
+				return err
+			}
+		}
+		return fn(txs)
+	}
+	var runner interface {
+		RunInTx(context.Context, *sql.TxOptions, func(context.Context, bun.Tx) error) error
+	} = s.opts.Write
+	if s.opts.ConnWait > 0 {
+		wctx, cancel := context.WithTimeout(ctx, s.opts.ConnWait)
+		c, err := s.opts.Write.Conn(wctx) // wctx bounds the wait, not the connection
+		cancel()
+		if err != nil {
+			return s.connFailure(ctx, err)
+		}
+		defer c.Close()
+		runner = c
+	}
+	arm()
+	err := runner.RunInTx(txCtx, nil, run)
+	disarm()
+	if err != nil && ctx.Err() == nil && txCtx.Err() != nil {
+		if _, ok := errors.AsType[*cms.Error](err); !ok {
+			return cms.Unavailable(fmt.Errorf("no answer from the database within %v: %w", wait, err))
+		}
+	}
+	return s.fail(err)
 }
 
 // connFailure is the error of a connection not had within
@@ -201,6 +258,27 @@ func (s *Store) acquire(ctx context.Context, c conn) (conn, func(), error) {
 		return nil, nil, s.connFailure(ctx, err)
 	}
 	return sc, func() { sc.Close() }, nil
+}
+
+// bound returns the context a statement runs with: ctx, ended after
+// s.wait when that is set, with its cancel.
+func (s *Store) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.wait <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, s.wait)
+}
+
+// failBound is fail for the error of a statement run with bctx, a bound
+// of ctx: unavailable when the bound ended it (the database did not
+// answer in time, the connection is given up), not the caller.
+func (s *Store) failBound(ctx, bctx context.Context, err error) error {
+	if err != nil && ctx.Err() == nil && bctx.Err() != nil {
+		if _, ok := errors.AsType[*cms.Error](err); !ok {
+			return cms.Unavailable(fmt.Errorf("no answer from the database within %v: %w", s.wait, err))
+		}
+	}
+	return s.fail(err)
 }
 
 // tx runs fn in a transaction unless one is running.
@@ -270,9 +348,11 @@ func (s *Store) exec(ctx context.Context, query string, args ...any) (int64, err
 	if s.opts.Trace != nil {
 		s.opts.Trace(query, args)
 	}
-	res, err := c.ExecContext(ctx, s.text(query), args...)
+	sctx, cancel := s.bound(ctx)
+	defer cancel()
+	res, err := c.ExecContext(sctx, s.text(query), args...)
 	if err != nil {
-		return 0, s.fail(err)
+		return 0, s.failBound(ctx, sctx, err)
 	}
 	n, err := res.RowsAffected()
 	return n, s.fail(err)
@@ -290,12 +370,14 @@ func (s *Store) scan(ctx context.Context, c conn, dest any, query string, args .
 	if s.opts.Trace != nil {
 		s.opts.Trace(query, args)
 	}
-	rows, err := c.QueryContext(ctx, s.text(query), args...)
+	sctx, cancel := s.bound(ctx)
+	defer cancel()
+	rows, err := c.QueryContext(sctx, s.text(query), args...)
 	if err != nil {
-		return s.fail(err)
+		return s.failBound(ctx, sctx, err)
 	}
-	if err := s.opts.Write.ScanRows(ctx, rows, dest); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return s.fail(err)
+	if err := s.opts.Write.ScanRows(sctx, rows, dest); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return s.failBound(ctx, sctx, err)
 	}
 	return nil
 }

@@ -1,0 +1,100 @@
+package postgres
+
+import (
+	"context"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// limits are the timeouts of Options with their defaults applied; 0 is
+// no limit.
+type limits struct {
+	lock, statement, idleInTx, batchLock, batchStatement, network time.Duration
+}
+
+// newLimits applies the defaults to o's timeouts.
+func newLimits(o Options) limits {
+	pick := func(d, def time.Duration) time.Duration {
+		switch {
+		case d == 0:
+			return def
+		case d < 0:
+			return 0
+		}
+		return d
+	}
+	return limits{
+		lock:           pick(o.LockTimeout, 10*time.Second),
+		statement:      pick(o.StatementTimeout, 30*time.Second),
+		idleInTx:       pick(o.IdleInTxTimeout, 15*time.Second),
+		batchLock:      pick(o.BatchLockTimeout, 2*time.Minute),
+		batchStatement: pick(o.BatchStatementTimeout, 5*time.Minute),
+		network:        pick(o.NetworkTimeout, 10*time.Second),
+	}
+}
+
+// millis is d as a setting's value in milliseconds ("0": off).
+func millis(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
+
+// sessionSettings are a request's limits, set on each connection of the
+// store's (the server applies them to every statement and transaction).
+func (l limits) sessionSettings() [][2]string {
+	return [][2]string{
+		{"lock_timeout", millis(l.lock)},
+		{"statement_timeout", millis(l.statement)},
+		{"idle_in_transaction_session_timeout", millis(l.idleInTx)},
+	}
+}
+
+// batchTxStart is the statement that gives a batch's transaction its own
+// lock and statement timeouts, for that transaction only.
+func (l limits) batchTxStart() string {
+	return "SELECT set_config('lock_timeout', '" + millis(l.batchLock) + "', true), " +
+		"set_config('statement_timeout', '" + millis(l.batchStatement) + "', true)"
+}
+
+// migrationTxStart turns every limit off for the migration transaction:
+// it waits for another instance's migration and takes as long as the
+// data needs.
+const migrationTxStart = "SELECT set_config('lock_timeout', '0', true), set_config('statement_timeout', '0', true), " +
+	"set_config('idle_in_transaction_session_timeout', '0', true)"
+
+// wait is how long the store waits for the answer of a statement whose
+// server limit is statement: that limit and the network's margin (0: no
+// bound, when either is off).
+func (l limits) wait(statement time.Duration) time.Duration {
+	if statement <= 0 || l.network <= 0 {
+		return 0
+	}
+	return statement + l.network
+}
+
+// configure gives a connection config of Open the request's limits as
+// startup parameters and a dialer that gives up on a silent peer within
+// the network timeout.
+func (l limits) configure(config *pgx.ConnConfig) {
+	for _, kv := range l.sessionSettings() {
+		config.RuntimeParams[kv[0]] = kv[1]
+	}
+	if l.network <= 0 {
+		return
+	}
+	// The server too gives up on a connection whose data goes unacknowledged
+	// that long (a partitioned instance): its session ends, its locks go.
+	config.RuntimeParams["tcp_user_timeout"] = millis(l.network)
+	if config.ConnectTimeout <= 0 || config.ConnectTimeout > l.network {
+		config.ConnectTimeout = l.network
+	}
+	d := &net.Dialer{
+		Timeout: l.network,
+		KeepAliveConfig: net.KeepAliveConfig{Enable: true, Idle: l.network,
+			Interval: max(l.network/3, time.Second), Count: 3},
+		Control: userTimeout(l.network),
+	}
+	config.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return d.DialContext(ctx, network, addr)
+	}
+}
