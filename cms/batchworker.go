@@ -352,7 +352,7 @@ func (s *Service) applyBatchDelete(ctx context.Context, bulk *bulkTx, p Principa
 	if err := bulk.flush(ctx); err != nil {
 		return err
 	}
-	_, err := s.deleteRecords(ctx, bulk.tx, p, rec.Kind(), []string{rec.RecordID()})
+	_, err := s.deleteRecords(ctx, bulk.tx, p, rec.Kind(), []string{rec.RecordID()}, "")
 	switch {
 	case ErrorCode(err) == CodeNotFound: // already gone: the same as once
 		res.Skipped++

@@ -30,25 +30,46 @@ type NotDoneError struct {
 // Error lists the ids not deleted.
 func (e *NotDoneError) Error() string { return "not deleted: " + strings.Join(e.Failed, ", ") }
 
+// DeleteOptions are the conditions of a delete.
+type DeleteOptions struct {
+	// IfMatch, when set, is an ETag from a read of the one record asked
+	// (the delete of several ids takes none: CodeMalformed): nothing is
+	// deleted, CodePrecondition, unless the record still has it ("*":
+	// unless it exists).
+	IfMatch string
+}
+
 // Delete deletes records of kind, all in one transaction: each is taken out
 // of every list that names it (those records get a new timeLastUpdate) and
 // out of its assignments; a record named by a single reference
 // (Landing.mapId, Proposal.mapId, Map.trackResourceId) is not deleted. Some
-// deleted: the result lists the others as Failed. Errors: CodeNotFound ("No
-// <Kinds> to delete") when none exists; CodeConflict ("Deletion of <n>
-// <Kinds> not done", with a *NotDoneError cause) when some exist but none
-// could be deleted; CodeUnauthorized, CodeForbidden.
-func (s *Service) Delete(ctx context.Context, kind Kind, ids []string) (DeleteResult, error) {
+// deleted: the result lists the others as Failed. opts may be nil. Errors:
+// CodeNotFound ("No <Kinds> to delete") when none exists; CodeConflict
+// ("Deletion of <n> <Kinds> not done", with a *NotDoneError cause) when
+// some exist but none could be deleted; CodePrecondition for a stale
+// IfMatch; CodeMalformed for an IfMatch with several ids; CodeUnauthorized,
+// CodeForbidden.
+func (s *Service) Delete(ctx context.Context, kind Kind, ids []string, opts *DeleteOptions) (DeleteResult, error) {
 	p, err := s.caller(ctx, kind, ActionDelete)
 	if err != nil {
 		return DeleteResult{}, err
 	}
-	return s.deleteRecords(ctx, s.store, p, kind, Dedupe(ids))
+	ids = Dedupe(ids)
+	var ifMatch string
+	if opts != nil {
+		ifMatch = opts.IfMatch
+	}
+	if ifMatch != "" && len(ids) != 1 {
+		return DeleteResult{}, &Error{Code: CodeMalformed, Message: "Wrong request",
+			Err: errors.New("If-Match names the state of one record, not of several")}
+	}
+	return s.deleteRecords(ctx, s.store, p, kind, ids, ifMatch)
 }
 
 // deleteRecords deletes in one transaction of st (st may itself be a
-// transaction: a batch deletes inside its own).
-func (s *Service) deleteRecords(ctx context.Context, st Store, p Principal, kind Kind, ids []string) (DeleteResult, error) {
+// transaction: a batch deletes inside its own). ifMatch, when set, is
+// the precondition of ids' only record, judged in that transaction.
+func (s *Service) deleteRecords(ctx context.Context, st Store, p Principal, kind Kind, ids []string, ifMatch string) (DeleteResult, error) {
 	res := DeleteResult{Kind: kind}
 	missing := 0
 	run := st.WithTx
@@ -61,12 +82,38 @@ func (s *Service) deleteRecords(ctx context.Context, st Store, p Principal, kind
 		if err := tx.LockAccountWrites(ctx, p.Account); err != nil {
 			return err
 		}
+		// The targets first, then their referrers: a writer that named
+		// one (HoldReferenced) has committed by now, and is seen below.
+		found, err := tx.LockForDelete(ctx, p.Account, kind, ids)
+		if err != nil {
+			return err
+		}
+		exists := make(map[string]bool, len(found))
+		for _, id := range found {
+			exists[id] = true
+		}
+		if ifMatch != "" {
+			e, err := tx.GetRecord(ctx, p.Account, kind, ids[0])
+			switch {
+			case ErrorCode(err) == CodeNotFound:
+				return errPrecondition()
+			case err != nil:
+				return err
+			case !etagMatches(ifMatch, ETag(e)):
+				return errPrecondition()
+			}
+		}
 		res.Deleted, res.Failed, missing = nil, nil, 0
 		now := s.Now()
 		for _, id := range ids {
+			if !exists[id] {
+				missing++
+				res.Failed = append(res.Failed, id)
+				continue
+			}
 			deleted, err := s.deleteOne(ctx, tx, p.Account, kind, id, now)
 			switch {
-			case ErrorCode(err) == CodeNotFound:
+			case ErrorCode(err) == CodeNotFound: // deleted meanwhile (a batch deleting twice)
 				missing++
 				res.Failed = append(res.Failed, id)
 			case err != nil:
@@ -98,11 +145,10 @@ func (s *Service) deleteRecords(ctx context.Context, st Store, p Principal, kind
 // never reaches the caller (Delete answers 404 or 409 instead).
 var errNothingDeleted = errors.New("cms: nothing deleted")
 
-// deleteOne deletes one record unless a single reference names it.
+// deleteOne deletes one record unless a single reference names it. A
+// block's id names the Map when both a Map and a Landing have it (and
+// the other one once the one deleted is gone): such a reference stays.
 func (s *Service) deleteOne(ctx context.Context, tx Store, account string, kind Kind, id string, now time.Time) (bool, error) {
-	if _, err := tx.GetRecord(ctx, account, kind, id); err != nil {
-		return false, err
-	}
 	refs, err := tx.Referrers(ctx, account, ReferenceTargets(kind), id)
 	if err != nil {
 		return false, err
@@ -110,6 +156,15 @@ func (s *Service) deleteOne(ctx context.Context, tx Store, account string, kind 
 	for _, r := range refs {
 		if r.Single && !(r.FromKind == kind && r.FromID == id) {
 			return false, nil
+		}
+	}
+	if twin := mapOrLandingTwin(kind); twin != "" && slices.ContainsFunc(refs, func(r Reference) bool { return r.ToKind == RefMapOrLanding }) {
+		found, err := tx.ExistingIDs(ctx, account, twin, []string{id})
+		if err != nil {
+			return false, err
+		}
+		if len(found) > 0 {
+			refs = slices.DeleteFunc(refs, func(r Reference) bool { return r.ToKind == RefMapOrLanding })
 		}
 	}
 	// Take the id out of every list naming it, one write per referrer.
@@ -144,6 +199,18 @@ func (s *Service) deleteOne(ctx context.Context, tx Store, account string, kind 
 		return false, err
 	}
 	return true, tx.DeleteRecord(ctx, account, kind, id)
+}
+
+// mapOrLandingTwin is the other kind a Landing block's id may name: a
+// Landing for a Map, a Map for a Landing ("" for the other kinds).
+func mapOrLandingTwin(kind Kind) Kind {
+	switch kind {
+	case KindMap:
+		return KindLanding
+	case KindLanding:
+		return KindMap
+	}
+	return ""
 }
 
 func (s *Service) touchAssigned(ctx context.Context, tx Store, account string, kind Kind, id string, now time.Time) error {
@@ -191,9 +258,10 @@ func removeID(spec *typeSpec, v reflect.Value, path []string, id string) {
 	}
 }
 
-// deleteByBody is the deleteElementIrreversibly form of Delete.
-func (s *Service) deleteByBody(ctx context.Context, p Principal, kind Kind, id string) (UpsertResult, error) {
-	if _, err := s.deleteRecords(ctx, s.store, p, kind, []string{id}); err != nil {
+// deleteByBody is the deleteElementIrreversibly form of Delete, with the
+// upsert's If-Match.
+func (s *Service) deleteByBody(ctx context.Context, p Principal, kind Kind, id, ifMatch string) (UpsertResult, error) {
+	if _, err := s.deleteRecords(ctx, s.store, p, kind, []string{id}, ifMatch); err != nil {
 		return UpsertResult{}, err
 	}
 	return UpsertResult{Kind: kind, ID: id, Outcome: Deleted}, nil

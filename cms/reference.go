@@ -171,6 +171,67 @@ func (s *Service) existing(ctx context.Context, tx upsertStore, account string, 
 	return found, nil
 }
 
+// holdReferenced holds, in tx, every record the body names (a Map or a
+// Landing for a block's id) against deletion until the commit
+// (Store.HoldReferenced), kind by kind in the order of Kinds. It returns tx
+// answering ExistingIDs of those ids from what it found: a delete that
+// waited for the commit then sees the reference, and one that went first
+// leaves its target missing here.
+func (s *Service) holdReferenced(ctx context.Context, tx Store, account string, patch Record) (upsertStore, error) {
+	uses := refUses(s.doc.kinds[patch.Kind()].spec, reflect.ValueOf(patch).Elem(), "", nil)
+	if len(uses) == 0 {
+		return tx, nil
+	}
+	wanted := map[Kind][]string{}
+	for _, u := range uses {
+		for _, k := range refKinds(u.toKind) {
+			wanted[k] = append(wanted[k], u.id)
+		}
+	}
+	h := &heldStore{Store: tx, asked: map[Kind]map[string]bool{}, found: map[Kind]map[string]bool{}}
+	for _, kind := range Kinds() {
+		ids := Dedupe(wanted[kind])
+		if len(ids) == 0 {
+			continue
+		}
+		h.asked[kind], h.found[kind] = make(map[string]bool, len(ids)), map[string]bool{}
+		for chunk := range slices.Chunk(ids, 500) {
+			got, err := tx.HoldReferenced(ctx, account, kind, chunk)
+			if err != nil {
+				return nil, err
+			}
+			for _, id := range got {
+				h.found[kind][id] = true
+			}
+		}
+		for _, id := range ids {
+			h.asked[kind][id] = true
+		}
+	}
+	return h, nil
+}
+
+// heldStore is a Store transaction that answers ExistingIDs of the ids
+// holdReferenced asked from what it found.
+type heldStore struct {
+	Store
+	asked, found map[Kind]map[string]bool
+}
+
+// ExistingIDs implements upsertStore.
+func (h *heldStore) ExistingIDs(ctx context.Context, account string, kind Kind, ids []string) ([]string, error) {
+	if !slices.ContainsFunc(ids, func(id string) bool { return !h.asked[kind][id] }) {
+		found := make([]string, 0, len(ids))
+		for _, id := range ids {
+			if h.found[kind][id] {
+				found = append(found, id)
+			}
+		}
+		return found, nil
+	}
+	return h.Store.ExistingIDs(ctx, account, kind, ids)
+}
+
 // refKinds are the kinds a reference target names.
 func refKinds(toKind string) []Kind {
 	if toKind == RefMapOrLanding {

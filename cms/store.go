@@ -165,6 +165,22 @@ type RecordStore interface {
 	// ExistingIDs returns the ids of ids that name a record of kind, in
 	// no particular order, without reading the records.
 	ExistingIDs(ctx context.Context, account string, kind Kind, ids []string) ([]string, error)
+	// HoldReferenced is ExistingIDs that, inside WithTx, also holds the
+	// records found until the transaction ends against LockForDelete in
+	// another transaction (which waits), though not against updates: a
+	// reference checked with it keeps its target until the commit. It
+	// takes the records in ascending id order. Outside a transaction, or
+	// where write transactions run one at a time (SQLite), it is
+	// ExistingIDs.
+	HoldReferenced(ctx context.Context, account string, kind Kind, ids []string) ([]string, error)
+	// LockForDelete, inside WithTx, holds the records of ids until the
+	// transaction ends, in ascending id order, against every other lock
+	// (HoldReferenced and GetRecord's included): it first waits for the
+	// transactions holding them, so what they committed (a reference to
+	// one) is seen by the statements after it. It returns the ids that
+	// exist, in no particular order. Outside a transaction, or where
+	// write transactions run one at a time (SQLite), it is ExistingIDs.
+	LockForDelete(ctx context.Context, account string, kind Kind, ids []string) ([]string, error)
 	// ListRecords streams the records p selects in ascending id order,
 	// without holding them all in memory. The sequence yields an error at
 	// most once, as its last element.

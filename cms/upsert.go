@@ -88,15 +88,15 @@ func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *Upse
 		}
 	}
 	id := patch.RecordID()
+	var o UpsertOptions
+	if opts != nil {
+		o = *opts
+	}
 	if deleteAsked(patch) && problems == nil {
 		if !p.Can(kind, ActionDelete) {
 			return UpsertResult{}, errForbidden()
 		}
-		return s.deleteByBody(ctx, p, kind, id)
-	}
-	var o UpsertOptions
-	if opts != nil {
-		o = *opts
+		return s.deleteByBody(ctx, p, kind, id, o.IfMatch)
 	}
 	var res UpsertResult
 	err = s.inTx(ctx, func(tx Store) error {
@@ -106,8 +106,13 @@ func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *Upse
 				return err
 			}
 		}
-		var err error
-		res, err = s.upsertIn(ctx, tx, p, codec, patch, problems, o)
+		// The records the body names are held before the record itself,
+		// as a delete holds its targets before their referrers.
+		held, err := s.holdReferenced(ctx, tx, p.Account, patch)
+		if err != nil {
+			return err
+		}
+		res, err = s.upsertIn(ctx, held, p, codec, patch, problems, o)
 		return err
 	})
 	if err != nil {

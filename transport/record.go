@@ -155,7 +155,7 @@ func bodyReadError(err error) error {
 }
 
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request, rp *recordPath) {
-	res, err := h.svc.Delete(r.Context(), rp.Kind, rp.IDs)
+	res, err := h.svc.Delete(r.Context(), rp.Kind, rp.IDs, &cms.DeleteOptions{IfMatch: r.Header.Get("If-Match")})
 	if err != nil {
 		h.writeError(w, r, err)
 		return

@@ -225,11 +225,13 @@ func open(ctx context.Context, sqldb *sql.DB, schema string, named bool, o Optio
 	}
 	lim := newLimits(o)
 	store := &Store{schema: schema, Store: bunstore.New(bunstore.Options{
-		Write:     db,
-		Features:  cms.Features{Name: "postgres", ConcurrentBatchClaims: true},
-		Translate: translate,
-		ClaimLock: "FOR UPDATE SKIP LOCKED",
-		RowLock:   "FOR UPDATE",
+		Write:      db,
+		Features:   cms.Features{Name: "postgres", ConcurrentBatchClaims: true},
+		Translate:  translate,
+		ClaimLock:  "FOR UPDATE SKIP LOCKED",
+		RowLock:    "FOR NO KEY UPDATE",
+		ReferLock:  "FOR KEY SHARE",
+		DeleteLock: "FOR UPDATE",
 		// Advisory locks are the database's, not the schema's: every key
 		// names the schema (current_schema(): the one the search_path
 		// names, which Open creates), so two deployments in one database

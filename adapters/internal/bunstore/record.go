@@ -509,6 +509,35 @@ func (s *Store) ExistingIDs(ctx context.Context, account string, kind cms.Kind, 
 	return found, nil
 }
 
+// HoldReferenced implements cms.Store with Options.ReferLock.
+func (s *Store) HoldReferenced(ctx context.Context, account string, kind cms.Kind, ids []string) ([]string, error) {
+	return s.existingLocked(ctx, account, kind, ids, s.opts.ReferLock)
+}
+
+// LockForDelete implements cms.Store with Options.DeleteLock.
+func (s *Store) LockForDelete(ctx context.Context, account string, kind cms.Kind, ids []string) ([]string, error) {
+	return s.existingLocked(ctx, account, kind, ids, s.opts.DeleteLock)
+}
+
+// existingLocked is ExistingIDs with lock appended inside a transaction,
+// the ids looked up (and so locked) in ascending order: two transactions
+// locking overlapping sets take them in one order.
+func (s *Store) existingLocked(ctx context.Context, account string, kind cms.Kind, ids []string, lock string) ([]string, error) {
+	if !s.inTx || lock == "" {
+		return s.ExistingIDs(ctx, account, kind, ids)
+	}
+	ids = slices.Sorted(slices.Values(cms.Dedupe(ids)))
+	found := make([]string, 0, len(ids))
+	if len(ids) == 0 {
+		return found, nil
+	}
+	query, args := s.selectByKeys("records.id", "records", "account = ? AND kind = ?", []any{account, string(kind)}, "id", ids)
+	if err := s.scan(ctx, s.read, &found, query+" "+lock, args...); err != nil {
+		return nil, s.fail(err)
+	}
+	return found, nil
+}
+
 // AliasHolder implements cms.Store.
 func (s *Store) AliasHolder(ctx context.Context, account string, kind cms.Kind, lang, alias string) (string, error) {
 	var ids []string

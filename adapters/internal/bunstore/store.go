@@ -79,9 +79,16 @@ type Options struct {
 	// a key space of its own). SQLite needs none.
 	AccountLock string
 	// RowLock is appended to GetRecord and GetRecords inside a transaction so that a
-	// read-modify-write holds the row ("FOR UPDATE" on PostgreSQL; SQLite's
-	// transactions hold the write lock from their start).
+	// read-modify-write holds the row ("FOR NO KEY UPDATE" on PostgreSQL:
+	// it leaves ReferLock's holders be; SQLite's transactions hold the
+	// write lock from their start).
 	RowLock string
+	// ReferLock is appended to HoldReferenced's statement inside a
+	// transaction: it keeps the records a reference names from being
+	// deleted, without stopping their updates ("FOR KEY SHARE" on
+	// PostgreSQL). DeleteLock is LockForDelete's, which waits for every
+	// other lock ("FOR UPDATE"). SQLite needs neither.
+	ReferLock, DeleteLock string
 	// PairsJSON is the aggregate that gives a JSON array text of [a, b]
 	// pairs ordered by order, "[]" for no rows: a record query reads a
 	// Resource's or Map's assignment lists with it, in the same statement.

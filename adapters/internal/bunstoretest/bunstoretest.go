@@ -250,7 +250,7 @@ func RunOperations(t *testing.T, s cms.Store) {
 	if _, err := svc.Clone(ctx, cms.KindResource, "r00080", "m06"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Delete(ctx, cms.KindResource, []string{"r00090", "r00091"}); err != nil {
+	if _, err := svc.Delete(ctx, cms.KindResource, []string{"r00090", "r00091"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	// A batch: new records numbered by title, assigned from both sides.
