@@ -167,7 +167,8 @@ func newTokens(o Options, now func() time.Time) (*tokens, error) {
 		jwt.WithIssuer(t.issuer),
 		jwt.WithAudience(Audience),
 		jwt.WithExpirationRequired(),
-		jwt.WithIssuedAt(),
+		// Not jwt.WithIssuedAt, nor a leeway, which would loosen exp too:
+		// iat is checked by issuedInTime.
 		jwt.WithStrictDecoding(),
 		jwt.WithTimeFunc(now),
 	)
@@ -195,8 +196,8 @@ func (t *tokens) sign(p cms.Principal) (string, error) {
 // must not change.
 func (t *tokens) parse(raw string) (*Claims, error) {
 	if c := t.seen.get(raw); c != nil {
-		now := t.now().Unix()
-		if now < c.Exp && now >= c.Iat && now >= c.Nbf {
+		now := t.now()
+		if now.Unix() < c.Exp && now.Unix() >= c.Nbf && issuedInTime(c, now) {
 			return c, nil
 		}
 		return nil, errors.New("token expired")
@@ -220,7 +221,20 @@ func (t *tokens) verify(raw string) (*Claims, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !issuedInTime(c, t.now()) {
+		return nil, errors.New("token used before issued")
+	}
 	return c, nil
+}
+
+// IssuedAtSkew is how far in the future an access token's iat may be:
+// another instance's clock may be that much ahead. exp has no such
+// allowance.
+const IssuedAtSkew = 5 * time.Second
+
+// issuedInTime reports whether c's iat is at most IssuedAtSkew after now.
+func issuedInTime(c *Claims, now time.Time) bool {
+	return !time.Unix(c.Iat, 0).After(now.Add(IssuedAtSkew))
 }
 
 // jwks is the JSON Web Key Set of the EdDSA public key (RFC 8037).

@@ -221,3 +221,49 @@ func TestDisabledUserOnAnotherInstance(t *testing.T) {
 		t.Errorf("enabled again: %d %d", a, b)
 	}
 }
+
+// TestAccessTokenClockSkew: a token from an instance whose clock is ahead
+// (iat in this instance's future) works at once, up to 5 s ahead; expiry
+// stays exact. Checked twice for each token: the verified-token cache
+// answers the second time.
+func TestAccessTokenClockSkew(t *testing.T) {
+	t.Parallel()
+	hs := jwt.SigningMethodHS256
+	e := newEnv(t, envOptions{})
+	// 0.8 s into a second: an instance 300 ms ahead is in the next one.
+	e.clock.Advance(800 * time.Millisecond)
+	now := e.clock.Now().Unix()
+	cases := []struct {
+		name     string
+		iat, exp int64
+		want     int
+	}{
+		{"iat 300 ms ahead (next second)", now + 1, now + 1 + 900, 200},
+		{"iat 5 s ahead", now + 5, now + 5 + 900, 200},
+		{"iat 6 s ahead", now + 6, now + 6 + 900, 401},
+		{"iat 60 s ahead", now + 60, now + 60 + 900, 401},
+		{"exp this second (already past by 0.8 s)", now, now, 401},
+		{"exp next second", now, now + 1, 200},
+		{"exp a second ago, iat ahead", now + 1, now - 1, 401},
+	}
+	for _, c := range cases {
+		tok := craft(t, e, hs, testSecret, func(m jwt.MapClaims) {
+			m["iat"], m["exp"] = c.iat, c.exp
+			m["jti"] = base64.RawURLEncoding.EncodeToString([]byte(c.name + "................"))[:22]
+		})
+		for _, try := range []string{"first", "cached"} {
+			if w := e.validateWith(tok); w.Code != c.want {
+				t.Errorf("%s (%s): %d %s, want %d", c.name, try, w.Code, w.Body, c.want)
+			}
+		}
+	}
+	// A skewed token that was accepted expires exactly at its exp.
+	tok := craft(t, e, hs, testSecret, func(m jwt.MapClaims) { m["iat"], m["exp"] = now+1, now+2 })
+	if w := e.validateWith(tok); w.Code != 200 {
+		t.Fatalf("skewed token: %d %s", w.Code, w.Body)
+	}
+	e.clock.Advance(1200 * time.Millisecond) // now+2.0: exp reached
+	if w := e.validateWith(tok); w.Code != 401 {
+		t.Errorf("skewed token at its exp: %d, want 401", w.Code)
+	}
+}
