@@ -379,6 +379,9 @@ func (v *planAliases) AliasHolder(ctx context.Context, account string, kind Kind
 // AliasNumbers leaves out none (q.Skip): makeAliases skips none.
 func (v *planAliases) AliasNumbers(ctx context.Context, q AliasNumberParams) (map[string]int64, error) {
 	v.numbered[q.Lang] = true
+	if q.Below > 0 {
+		return v.numbersBelow(ctx, q)
+	}
 	var ask []string
 	for _, base := range q.Bases {
 		if _, ok := v.plan.storeTop[aliasKey{q.Lang, base}]; !ok {
@@ -398,6 +401,30 @@ func (v *planAliases) AliasNumbers(ctx context.Context, q AliasNumberParams) (ma
 	for _, base := range q.Bases {
 		key := aliasKey{q.Lang, base}
 		if n := max(v.plan.storeTop[key], v.plan.batchTop[key]); n > 0 {
+			out[base] = n
+		}
+	}
+	return out, nil
+}
+
+// numbersBelow answers AliasNumbers with Below (rare: only under an alias
+// given by hand with the highest number there is): the highest number
+// below it held in the store or claimed by the batch's records so far.
+func (v *planAliases) numbersBelow(ctx context.Context, q AliasNumberParams) (map[string]int64, error) {
+	out, err := v.plan.store.AliasNumbers(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	bases := make(map[string]bool, len(q.Bases))
+	for _, base := range q.Bases {
+		bases[base] = true
+	}
+	for key, id := range v.plan.claims {
+		if key.lang != q.Lang || id == "" {
+			continue
+		}
+		base, n := SplitAlias(key.alias)
+		if bases[base] && n < q.Below && n > out[base] && v.plan.holder(key) == id {
 			out[base] = n
 		}
 	}
