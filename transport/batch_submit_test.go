@@ -66,3 +66,33 @@ func TestBatchAliasNumbersAtSubmit(t *testing.T) {
 		}
 	})
 }
+
+// TestBatchAliasesBelowTopped: records of one batch whose slug's highest
+// number is held by hand each get a free number below it, at submit and
+// when applied, and no two get the same.
+func TestBatchAliasesBelowTopped(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		runFlow(t, e, []step{
+			{user: "admin", method: "POST", path: "/api/bw/v2/resource", body: `{"id":"topped","urlAlias":"/full-999999999999999999"}`, status: 201},
+			{user: "admin", method: "POST", path: "/api/bw/v2/resource", body: `{"id":"first","title":"Full"}`, status: 201},
+		})
+		id := submit(t, e, "resource", `[{"id":"bt1","title":"Full"},{"id":"bt2","title":"Full"},{"id":"bt3","title":"Full"}]`)
+		process(t, e)
+		if got := statusOf(t, e, "resource", id); !strings.Contains(got, `"status":"done"`) {
+			t.Fatalf("status: %s", got)
+		}
+		seen := map[string]string{}
+		for _, rid := range []string{"first", "bt1", "bt2", "bt3"} {
+			w := e.send("admin", "GET", "/api/bw/v2/resource/"+rid+"/published/*", "", nil)
+			alias, _ := field(t, w, "urlAlias").(string)
+			if !strings.HasPrefix(alias, "/full") || alias == "/full-999999999999999999" {
+				t.Errorf("%s: urlAlias %q", rid, alias)
+			}
+			if other, ok := seen[alias]; ok {
+				t.Errorf("%s and %s both hold %q", other, rid, alias)
+			}
+			seen[alias] = rid
+		}
+	})
+}
