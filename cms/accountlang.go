@@ -18,10 +18,10 @@ const languageChunk = 256
 // new language's other fields as unset. It returns how many records got
 // an alias.
 //
-// Callers whose tokens were issued before keep their languages until the
-// tokens expire, so a record such a caller creates meanwhile has no alias
-// in lang; calling AddLanguage again (lang already configured) gives one
-// to every record still without, and changes nothing else. Errors:
+// Requests follow the account's languages of now whatever their token
+// (AccountLanguages), so a record created meanwhile gets its alias in
+// lang itself; calling AddLanguage again (lang already configured) gives
+// one to any record still without, and changes nothing else. Errors:
 // CodeInvalid for a code that is not two lowercase letters, CodeNotFound
 // for no account.
 func (s *Service) AddLanguage(ctx context.Context, account, lang string) (int, error) {

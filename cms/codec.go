@@ -1,6 +1,7 @@
 package cms
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"sync"
@@ -145,4 +146,22 @@ func (s *Service) codec(langs Languages) (*Codec, error) {
 	}
 	actual, _ := s.codecs.LoadOrStore(key, c)
 	return actual.(*Codec), nil
+}
+
+// AccountLanguages returns p with the languages its account has now,
+// which drive what a request reads and writes: a token keeps the
+// languages of its issue until it expires, and the account's may have
+// changed since (a language added, another default). One read of the
+// account by its key, a request. Errors: CodeUnauthorized when the
+// account is gone, the store's.
+func (s *Service) AccountLanguages(ctx context.Context, p Principal) (Principal, error) {
+	acc, err := s.store.GetAccount(ctx, p.Account)
+	if ErrorCode(err) == CodeNotFound {
+		return Principal{}, errUnauthorized()
+	}
+	if err != nil {
+		return Principal{}, err
+	}
+	p.Langs = acc.Langs
+	return p, nil
 }

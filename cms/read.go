@@ -203,11 +203,15 @@ func (s *Service) AccountCodec(ctx context.Context) (*Codec, error) {
 	return s.codec(acc.Langs)
 }
 
-// ETag is the entity tag of a stored record: it changes exactly when its
-// timeLastUpdate does, never with a Proposal's access counters.
-func ETag(e *Entry) string {
+// ETag is the entity tag of a stored record as answered in langs (the
+// account's languages): it changes exactly when its timeLastUpdate does
+// or the languages do (what the bare names address, which fields exist),
+// never with a Proposal's access counters.
+func ETag(e *Entry, langs Languages) string {
 	h := fnv.New64a()
 	h.Write([]byte(e.Record.RecordID()))
+	h.Write([]byte{0})
+	h.Write([]byte(langs.String()))
 	return `"` + strconv.FormatUint(h.Sum64(), 36) + "-" + strconv.FormatInt(e.Updated.UnixMicro(), 36) + `"`
 }
 

@@ -153,7 +153,7 @@ func (s *Service) upsertIn(ctx context.Context, tx upsertStore, p Principal, cod
 	case err != nil:
 		return res, err
 	}
-	if o.IfMatch != "" && (entry == nil || !etagMatches(o.IfMatch, ETag(entry))) {
+	if o.IfMatch != "" && (entry == nil || !etagMatches(o.IfMatch, ETag(entry, p.Langs))) {
 		return res, errPrecondition()
 	}
 	var merged Record

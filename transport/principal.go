@@ -55,7 +55,7 @@ func (h *Handler) authenticate(r *http.Request) (*Claims, cms.Principal, error) 
 // authorize is the one permission check of every record endpoint: 401
 // without a valid token, 403 without the permission, decided before the
 // body or the ids are looked at. On success the context carries the
-// principal.
+// principal, with its account's languages of now.
 func (h *Handler) authorize(r *http.Request, kind cms.Kind, action cms.Action) (context.Context, error) {
 	_, p, err := h.authenticate(r)
 	if err != nil {
@@ -63,6 +63,11 @@ func (h *Handler) authorize(r *http.Request, kind cms.Kind, action cms.Action) (
 	}
 	if !p.Can(kind, action) {
 		return nil, &cms.Error{Code: cms.CodeForbidden, Message: "Forbidden"}
+	}
+	// The account's languages of now decode, encode and validate, not
+	// the token's.
+	if p, err = h.svc.AccountLanguages(r.Context(), p); err != nil {
+		return nil, err
 	}
 	return cms.WithPrincipal(r.Context(), p), nil
 }

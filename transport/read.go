@@ -55,7 +55,7 @@ func (h *Handler) read(w http.ResponseWriter, r *http.Request, rp *recordPath) {
 
 // writeOne answers one record with its ETag; If-None-Match with it is 304.
 func (h *Handler) writeOne(w http.ResponseWriter, r *http.Request, codec *cms.Codec, proj *cms.Projection, e *cms.Entry) {
-	etag := cms.ETag(e)
+	etag := cms.ETag(e, codec.Languages())
 	w.Header().Set("ETag", etag)
 	if inm := r.Header.Get("If-None-Match"); inm != "" && etagListHas(inm, etag) {
 		w.WriteHeader(http.StatusNotModified)
