@@ -99,7 +99,7 @@ func (s *Service) deleteRecords(ctx context.Context, st Store, p Principal, kind
 				return errPrecondition()
 			case err != nil:
 				return err
-			case !etagMatches(ifMatch, ETag(e)):
+			case !etagMatches(ifMatch, ETag(e, p.Langs)):
 				return errPrecondition()
 			}
 		}
