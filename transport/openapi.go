@@ -613,12 +613,14 @@ func (b *apiBuilder) kindPaths(kind cms.Kind) {
 		Tags: tags, OperationID: "delete" + plural, Summary: "Delete " + plural,
 		Description: "Deletes the records in one transaction: each leaves every list that names it (those records get " +
 			"a new timeLastUpdate) and every assignment. A record named by a single reference (Landing.mapId, " +
-			"Proposal.mapId, Map.trackResourceId) is not deleted and is listed in failed. Needs the delete permission.",
-		Parameters: []*apiParameter{param("ids")},
+			"Proposal.mapId, Map.trackResourceId) is not deleted and is listed in failed. If-Match takes one id: " +
+			"with several it is 400. Needs the delete permission.",
+		Parameters: []*apiParameter{param("ids"), param("If-Match")},
 		Responses: withCommon(map[string]*apiResponse{
 			"202": jsonAnswer("Some or all deleted; fail and failed list the others.", ref("DeleteAnswer")),
 			"404": fail(`None of the ids exists: {"fail":"No ` + plural + ` to delete"}.`),
 			"409": fail(`Some exist, none could be deleted: {"fail":"Deletion of <n> ` + plural + ` not done","failed":[...]}.`),
+			"412": fail(`If-Match no longer matches (or the record is gone): {"fail":"Precondition failed"}; nothing is deleted.`),
 		}, "400"),
 	})
 

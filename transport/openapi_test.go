@@ -405,6 +405,8 @@ func TestOpenAPIContract(t *testing.T) {
 			unique++
 			doomed := fmt.Sprintf("%s-doomed-%d", k, unique)
 			post(kind, `{"id":"`+doomed+`","title":"Doomed"}`)
+			add("stale If-Match", 412, request(op.method, fill(map[string]string{"ids": doomed}), "", "admin", "If-Match", `"stale"`))
+			add("If-Match, several ids", 400, request(op.method, fill(map[string]string{"ids": doomed + ",missing-one"}), "", "admin", "If-Match", "*"))
 			add("delete", 202, request(op.method, fill(map[string]string{"ids": doomed + ",missing-one"}), "", "admin"))
 			if kind == cms.KindMap {
 				add("a Map a Landing shows", 409, request(op.method, fill(map[string]string{"ids": "lakes"}), "", "admin"))

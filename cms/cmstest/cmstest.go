@@ -19,7 +19,8 @@
 // (AliasNumbers splits aliases as cms.SplitAlias), references, Resource-Map assignments from both
 // sides, transactions (rollback on error and on panic, nesting), set
 // writes and reads (PutRecords, AliasHolders, GetRecords and LockKind
-// holding ids, LockAccountWrites queueing writers),
+// holding ids, LockAccountWrites queueing writers, HoldReferenced and
+// LockForDelete keeping a reference and a delete of its target apart),
 // concurrent writers without lost updates, accounts, users, login
 // throttling (reservations held to their limits under concurrency),
 // settings, refresh tokens (one winner of concurrent spends) and
@@ -49,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) cms.Store) {
 	t.Run("Bulk", func(t *testing.T) { testBulk(t, open) })
 	t.Run("AppendAssignments", func(t *testing.T) { testAppendAssignments(t, open) })
 	t.Run("AccountWrites", func(t *testing.T) { testAccountWrites(t, open) })
+	t.Run("ReferenceLocks", func(t *testing.T) { testReferenceLocks(t, open) })
 	t.Run("Accounts", func(t *testing.T) { testAccounts(t, open) })
 	t.Run("Logins", func(t *testing.T) { testLogins(t, open) })
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, open) })
