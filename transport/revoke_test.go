@@ -220,6 +220,44 @@ func TestRefreshSiblings(t *testing.T) {
 			if ok != 1 {
 				t.Errorf("of the 6 tokens of the second generation, %d could be rotated after the grace; want 1", ok)
 			}
+
+			// At once: 6 tabs with one token, then each rotating what it
+			// got, all together; the family's live tokens stay siblings.
+			tok := e.login("admin").RefreshToken
+			family := stored(tok).Family
+			for step := range 2 {
+				got := make([]string, 6)
+				var wg sync.WaitGroup
+				for i := range got {
+					wg.Go(func() {
+						from := tok
+						if step == 1 {
+							from = next[i]
+						}
+						if w := e.refreshWith(from); w.Code == 200 {
+							var a tokenAnswer
+							json.Unmarshal(w.Body.Bytes(), &a)
+							got[i] = a.RefreshToken
+						} else {
+							t.Errorf("concurrent step %d: %d %s", step, w.Code, w.Body)
+						}
+					})
+				}
+				wg.Wait()
+				next = got
+				live, err := e.store.LiveRefreshTokens(t.Context(), family)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, rt := range live {
+					if string(rt.Parent) != string(live[0].Parent) {
+						t.Fatalf("concurrent step %d: %d live tokens of more than one parent", step, len(live))
+					}
+				}
+				if len(live) != 6 {
+					t.Errorf("concurrent step %d: %d live tokens, want the 6 answers", step, len(live))
+				}
+			}
 		})
 	}
 }
