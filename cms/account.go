@@ -210,7 +210,13 @@ func (s *Service) DeleteUser(ctx context.Context, name string) error {
 // afterChange is what else a change of a user does, in its transaction.
 type afterChange func(ctx context.Context, tx Store, u User) error
 
+// revokeTokens revokes every family of u under its token lock, so that
+// a rotation in flight either commits first (and its successor is
+// revoked here) or finds its token revoked.
 func revokeTokens(ctx context.Context, tx Store, u User) error {
+	if err := tx.LockUserTokens(ctx, u.Name); err != nil {
+		return err
+	}
 	return tx.RevokeUserTokens(ctx, u.Name, u.Changed)
 }
 

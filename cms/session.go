@@ -123,6 +123,12 @@ func (s *Service) login(ctx context.Context, username, password string, client n
 // revokes the whole family, unless it was spent less than
 // Options.RefreshGrace ago. CodeUnauthorized for any token that does not
 // work, and for a user who is gone or disabled.
+//
+// A rotation spends the token's siblings with it (the tokens handed to
+// replays within the grace), so a family has one chain of live tokens.
+// Rotations and revocations of a user's tokens take the user's token lock
+// (Store.LockUserTokens) first: a logout or a password change never
+// misses the successor of a rotation in flight, on any database.
 func (s *Service) Refresh(ctx context.Context, token string) (*Session, error) {
 	hash, ok := refreshHash(token)
 	if !ok {
@@ -141,7 +147,7 @@ func (s *Service) Refresh(ctx context.Context, token string) (*Session, error) {
 	}
 	id, err := s.creds.Lookup(ctx, rt.User)
 	if ErrorCode(err) == CodeNotFound || err == nil && (id.Disabled || id.Account != rt.Account) {
-		return nil, s.revoke(ctx, rt.Family, now)
+		return nil, s.revoke(ctx, rt, now)
 	}
 	if err != nil {
 		return nil, err
@@ -154,18 +160,27 @@ func (s *Service) Refresh(ctx context.Context, token string) (*Session, error) {
 		return s.refreshSpent(ctx, rt, p, now)
 	}
 	var sess *Session
-	err = s.store.WithTx(ctx, func(tx Store) error {
+	err = s.inTx(ctx, func(tx Store) error {
+		sess = nil
+		if err := tx.LockUserTokens(ctx, rt.User); err != nil {
+			return err
+		}
+		// Conditional: a revocation committed before the lock was had
+		// leaves nothing to spend.
 		spent, err := tx.SpendRefreshToken(ctx, hash, now)
 		if err != nil || !spent {
 			return err
 		}
-		sess, err = s.issue(ctx, tx, rt, p, now)
+		if err := tx.SpendLiveRefreshTokens(ctx, rt.Family, now); err != nil {
+			return err
+		}
+		sess, err = s.issue(ctx, tx, rt, rt.Hash, p, now)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	if sess == nil { // another refresh spent it first
+	if sess == nil { // spent (or revoked) by another call first
 		if rt, err = s.store.GetRefreshToken(ctx, hash); err != nil {
 			return nil, err
 		}
@@ -175,30 +190,50 @@ func (s *Service) Refresh(ctx context.Context, token string) (*Session, error) {
 }
 
 // refreshSpent answers a token already spent: inside the grace period, a
-// fresh pair of the family; otherwise reuse, which revokes the family.
+// fresh token of the family; otherwise reuse, which revokes the family.
+//
+// The fresh token joins the family's live tokens as their sibling (the
+// same parent), whichever generation they are: rotating any one of them
+// spends the rest, so replays never fork the family into chains.
 func (s *Service) refreshSpent(ctx context.Context, rt RefreshToken, p Principal, now time.Time) (*Session, error) {
 	if !rt.Revoked.IsZero() || s.opts.RefreshGrace <= 0 || now.Sub(rt.Used) >= s.opts.RefreshGrace {
 		s.log.WarnContext(ctx, "cms: refresh token reused; family revoked", "user", rt.User, "family", rt.Family)
-		return nil, s.revoke(ctx, rt.Family, now)
+		return nil, s.revoke(ctx, rt, now)
 	}
-	sess, err := s.issue(ctx, s.store, rt, p, now)
+	var sess *Session
+	err := s.inTx(ctx, func(tx Store) error {
+		sess = nil
+		if err := tx.LockUserTokens(ctx, rt.User); err != nil {
+			return err
+		}
+		// Read again under the lock: a revocation that ran since is seen.
+		cur, err := tx.GetRefreshToken(ctx, rt.Hash)
+		if err != nil || !cur.Revoked.IsZero() {
+			return err
+		}
+		live, err := tx.LiveRefreshTokens(ctx, rt.Family)
+		if err != nil {
+			return err
+		}
+		parent := rt.Hash
+		if len(live) > 0 && live[0].Parent != nil {
+			parent = live[0].Parent
+		}
+		sess, err = s.issue(ctx, tx, rt, parent, p, now)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	// A reuse may have revoked the family while we issued; then the new
-	// token goes with it.
-	if cur, err := s.store.GetRefreshToken(ctx, rt.Hash); err != nil || !cur.Revoked.IsZero() {
-		if err != nil {
-			return nil, err
-		}
-		return nil, s.revoke(ctx, rt.Family, now)
+	if sess == nil { // the family was revoked meanwhile
+		return nil, errUnauthorized()
 	}
 	return sess, nil
 }
 
-// issue stores the successor of rt.
-func (s *Service) issue(ctx context.Context, st Store, rt RefreshToken, p Principal, now time.Time) (*Session, error) {
-	token, next, err := s.newRefreshToken(rt.Family, rt.Hash, p, now, rt.FamilyExpires)
+// issue stores a new token of rt's family, child of parent.
+func (s *Service) issue(ctx context.Context, st Store, rt RefreshToken, parent []byte, p Principal, now time.Time) (*Session, error) {
+	token, next, err := s.newRefreshToken(rt.Family, parent, p, now, rt.FamilyExpires)
 	if err != nil {
 		return nil, err
 	}
@@ -208,12 +243,24 @@ func (s *Service) issue(ctx context.Context, st Store, rt RefreshToken, p Princi
 	return &Session{Principal: p, RefreshToken: token, RefreshExpires: next.Expires, RefreshIssued: next.Issued}, nil
 }
 
-// revoke revokes a family and returns the refusal to give.
-func (s *Service) revoke(ctx context.Context, family string, now time.Time) error {
-	if err := s.store.RevokeFamily(ctx, family, now); err != nil {
+// revoke revokes rt's family and returns the refusal to give.
+func (s *Service) revoke(ctx context.Context, rt RefreshToken, now time.Time) error {
+	if err := s.revokeFamily(ctx, rt, now); err != nil {
 		return err
 	}
 	return errUnauthorized()
+}
+
+// revokeFamily revokes rt's family under its user's token lock, so that
+// a rotation in flight either commits first (and its successor is
+// revoked here) or finds the family revoked.
+func (s *Service) revokeFamily(ctx context.Context, rt RefreshToken, now time.Time) error {
+	return s.inTx(ctx, func(tx Store) error {
+		if err := tx.LockUserTokens(ctx, rt.User); err != nil {
+			return err
+		}
+		return tx.RevokeFamily(ctx, rt.Family, now)
+	})
 }
 
 // Logout revokes the family of a refresh token. An empty, unknown or
@@ -230,7 +277,7 @@ func (s *Service) Logout(ctx context.Context, token string) error {
 	if err != nil {
 		return err
 	}
-	return s.store.RevokeFamily(ctx, rt.Family, s.Now())
+	return s.revokeFamily(ctx, rt, s.Now())
 }
 
 // CheckPrincipal confirms that the user of an access token may still act:

@@ -466,10 +466,25 @@ type TokenStore interface {
 	// neither used nor revoked, in one conditional update; it reports
 	// whether this call spent it. Of concurrent calls, exactly one wins.
 	SpendRefreshToken(ctx context.Context, hash []byte, at time.Time) (bool, error)
+	// SpendLiveRefreshTokens marks every token of family that is neither
+	// used nor revoked used at at: a rotation spends the siblings of the
+	// token it spent.
+	SpendLiveRefreshTokens(ctx context.Context, family string, at time.Time) error
+	// LiveRefreshTokens returns the tokens of family that are neither
+	// used nor revoked (expired ones included), in no order.
+	LiveRefreshTokens(ctx context.Context, family string) ([]RefreshToken, error)
 	// RevokeFamily revokes every token of a family not yet revoked.
 	RevokeFamily(ctx context.Context, family string, at time.Time) error
 	// RevokeUserTokens revokes every token of a user not yet revoked.
 	RevokeUserTokens(ctx context.Context, user string, at time.Time) error
+	// LockUserTokens, inside WithTx, holds the refresh tokens of user
+	// until the transaction ends: of the transactions that take it (on
+	// every instance of one database), one runs at a time, and each sees
+	// what the one before it committed. A rotation and a revocation of
+	// the user's tokens take it first, so a revocation never misses the
+	// successor of a rotation in flight. Outside a transaction it does
+	// nothing.
+	LockUserTokens(ctx context.Context, user string) error
 	// PurgeRefreshTokens deletes tokens whose family expired before
 	// before, and returns how many.
 	PurgeRefreshTokens(ctx context.Context, before time.Time) (int, error)

@@ -243,7 +243,10 @@ func open(ctx context.Context, sqldb *sql.DB, schema string, named bool, o Optio
 		// Key space 2: an account's writes of several records.
 		AccountLock: "SELECT pg_advisory_xact_lock(2, hashtext(current_schema() || '/' || ?))",
 		// Key space 3: the login attempts of one username.
-		LoginLock:  "SELECT pg_advisory_xact_lock(3, hashtext(current_schema() || '/' || ?))",
+		LoginLock: "SELECT pg_advisory_xact_lock(3, hashtext(current_schema() || '/' || ?))",
+		// Key space 16: the refresh tokens of one username (rotation
+		// against revocation).
+		TokenLock:  "SELECT pg_advisory_xact_lock(16, hashtext(current_schema() || '/' || ?))",
 		KeyLookups: true,
 		InList:     "= ANY(?)",
 		ListTable:  "unnest(CAST(? AS text[])) AS value",

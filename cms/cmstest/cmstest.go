@@ -23,7 +23,8 @@
 // LockForDelete keeping a reference and a delete of its target apart),
 // concurrent writers without lost updates, accounts, users, login
 // throttling (reservations held to their limits under concurrency),
-// settings, refresh tokens (one winner of concurrent spends) and
+// settings, refresh tokens (one winner of concurrent spends, the user's
+// token lock) and
 // the batch queue (claims, leases, concurrent claimers). Where adapters
 // differ, the suite reads [cms.Features], never the adapter's name.
 //

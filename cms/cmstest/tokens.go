@@ -169,6 +169,100 @@ func testTokens(t *testing.T, open func(t *testing.T) cms.Store) {
 		must(t, s.RevokeUserTokens(ctx, "nobody", t0))
 	})
 
+	t.Run("Live", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		parent := token("p", "fam-1", "zoe")
+		kids := []cms.RefreshToken{token("k1", "fam-1", "zoe"), token("k2", "fam-1", "zoe"), token("k3", "fam-1", "zoe")}
+		other := token("o", "fam-2", "zoe")
+		for i := range kids {
+			kids[i].Parent = parent.Hash
+		}
+		for _, tok := range append([]cms.RefreshToken{parent, other}, kids...) {
+			must(t, s.CreateRefreshToken(ctx, tok))
+		}
+		if ok, err := s.SpendRefreshToken(ctx, parent.Hash, t0.Add(time.Minute)); !ok || err != nil {
+			t.Fatalf("spend: %v, %v", ok, err)
+		}
+		live, err := s.LiveRefreshTokens(ctx, "fam-1")
+		must(t, err)
+		if len(live) != 3 {
+			t.Fatalf("LiveRefreshTokens: %d tokens, want the 3 unspent", len(live))
+		}
+		for _, tok := range live {
+			if !bytes.Equal(tok.Parent, parent.Hash) || !tok.Used.IsZero() {
+				t.Errorf("LiveRefreshTokens gave %+v", tok)
+			}
+		}
+		if ok, err := s.SpendRefreshToken(ctx, kids[0].Hash, t0.Add(2*time.Minute)); !ok || err != nil {
+			t.Fatalf("spend: %v, %v", ok, err)
+		}
+		must(t, s.SpendLiveRefreshTokens(ctx, "fam-1", t0.Add(3*time.Minute)))
+		for _, tt := range []struct {
+			tok  cms.RefreshToken
+			used time.Time
+		}{{parent, t0.Add(time.Minute)}, {kids[0], t0.Add(2 * time.Minute)}, {kids[1], t0.Add(3 * time.Minute)},
+			{kids[2], t0.Add(3 * time.Minute)}, {other, time.Time{}}} {
+			if got := getToken(t, s, tt.tok.Hash); !sameTime(got.Used, tt.used) || !got.Revoked.IsZero() {
+				t.Errorf("after SpendLiveRefreshTokens: token %x used %v revoked %v, want used %v", tt.tok.Hash[:4], got.Used, got.Revoked, tt.used)
+			}
+		}
+		if live, err := s.LiveRefreshTokens(ctx, "fam-1"); err != nil || len(live) != 0 {
+			t.Errorf("LiveRefreshTokens after spending them: %d, %v", len(live), err)
+		}
+		// Revoked tokens are not live, nor spent by it.
+		must(t, s.RevokeFamily(ctx, "fam-2", t0.Add(4*time.Minute)))
+		must(t, s.SpendLiveRefreshTokens(ctx, "fam-2", t0.Add(5*time.Minute)))
+		if got := getToken(t, s, other.Hash); !got.Used.IsZero() {
+			t.Errorf("SpendLiveRefreshTokens spent a revoked token: %+v", got)
+		}
+		if live, err := s.LiveRefreshTokens(ctx, "fam-2"); err != nil || len(live) != 0 {
+			t.Errorf("LiveRefreshTokens of a revoked family: %d, %v", len(live), err)
+		}
+	})
+
+	// LockUserTokens in a transaction waits for another transaction
+	// holding the user's tokens, then sees what that one committed.
+	t.Run("LockUserTokens", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		tok := token("one", "fam-1", "zoe")
+		must(t, s.CreateRefreshToken(ctx, tok))
+		must(t, s.LockUserTokens(ctx, "zoe")) // outside a transaction: nothing
+		locked := make(chan struct{})
+		first := make(chan error, 1)
+		go func() {
+			var once sync.Once
+			defer once.Do(func() { close(locked) })
+			first <- s.WithTx(ctx, func(tx cms.Store) error {
+				if err := tx.LockUserTokens(ctx, "zoe"); err != nil {
+					return err
+				}
+				if _, err := tx.SpendRefreshToken(ctx, tok.Hash, t0.Add(time.Minute)); err != nil {
+					return err
+				}
+				once.Do(func() { close(locked) })
+				time.Sleep(100 * time.Millisecond) // the second asks meanwhile
+				return tx.CreateRefreshToken(ctx, token("two", "fam-1", "zoe"))
+			})
+		}()
+		<-locked
+		// Another user's lock is free.
+		must(t, s.WithTx(ctx, func(tx cms.Store) error { return tx.LockUserTokens(ctx, "bob") }))
+		must(t, s.WithTx(ctx, func(tx cms.Store) error {
+			if err := tx.LockUserTokens(ctx, "zoe"); err != nil {
+				return err
+			}
+			return tx.RevokeUserTokens(ctx, "zoe", t0.Add(time.Hour))
+		}))
+		must(t, <-first)
+		if got := getToken(t, s, tokenHash("two")); got.Revoked.IsZero() {
+			t.Error("the revocation after LockUserTokens missed the token the transaction holding it made")
+		}
+	})
+
 	t.Run("Purge", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)

@@ -220,6 +220,9 @@ func setUp(ctx context.Context, cfg map[string]string, tune tuning, web transpor
 	return h, svc, store, nil
 }
 
+// bootstrap creates the default account and the admin user when missing.
+// Instances started together on a new database may all try: whichever
+// creates each first wins, and the others take it as made.
 func bootstrap(ctx context.Context, svc *cms.Service, cfg map[string]string, langs cms.Languages, e env, log *slog.Logger) error {
 	if err := svc.CreateAccount(ctx, defaultAccount, langs); err != nil {
 		if cms.ErrorCode(err) != cms.CodeConflict {
@@ -242,8 +245,14 @@ func bootstrap(ctx context.Context, svc *cms.Service, cfg map[string]string, lan
 	if generated {
 		password = randomText(12)
 	}
-	if err := svc.CreateUser(ctx, cms.NewUser{Name: name, Account: defaultAccount, Password: password,
-		Perms: []string{"*"}}); err != nil {
+	err = svc.CreateUser(ctx, cms.NewUser{Name: name, Account: defaultAccount, Password: password, Perms: []string{"*"}})
+	if cms.ErrorCode(err) == cms.CodeConflict {
+		// Another instance started at the same moment made it first; its
+		// password is the one (printed there when generated).
+		log.Info("admin user made by another instance", "user", name)
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("creating the admin user: %w", err)
 	}
 	if generated {

@@ -74,6 +74,11 @@ type Options struct {
 	// connections and instances (PostgreSQL: a transaction-scoped advisory
 	// lock). SQLite needs none: its write transactions run one at a time.
 	LoginLock string
+	// TokenLock, when set, is run with a username by LockUserTokens
+	// (PostgreSQL: a transaction-scoped advisory lock in a key space of
+	// its own). SQLite needs none: its write transactions run one at a
+	// time.
+	TokenLock string
 	// AccountLock, when set, is run with the account by
 	// LockAccountWrites (PostgreSQL: a transaction-scoped advisory lock in
 	// a key space of its own). SQLite needs none.

@@ -35,18 +35,22 @@ func (s *Store) CreateRefreshToken(ctx context.Context, t cms.RefreshToken) erro
 // GetRefreshToken implements cms.Store.
 func (s *Store) GetRefreshToken(ctx context.Context, hash []byte) (cms.RefreshToken, error) {
 	var rows []tokenRow
-	err := s.scan(ctx, s.read, &rows, "SELECT hash, family, parent, username, account, issued, expires, family_expires, used_at, "+
-		"revoked_at FROM refresh_tokens WHERE hash = ?", hash)
+	err := s.scan(ctx, s.read, &rows, "SELECT "+tokenColumns+" FROM refresh_tokens WHERE hash = ?", hash)
 	if err != nil {
 		return cms.RefreshToken{}, s.fail(err)
 	}
 	if len(rows) == 0 {
 		return cms.RefreshToken{}, notFound("refresh token")
 	}
-	r := rows[0]
+	return rows[0].token(), nil
+}
+
+const tokenColumns = "hash, family, parent, username, account, issued, expires, family_expires, used_at, revoked_at"
+
+func (r tokenRow) token() cms.RefreshToken {
 	return cms.RefreshToken{Hash: r.Hash, Family: r.Family, Parent: r.Parent, User: r.Username, Account: r.Account,
 		Issued: fromMicros(r.Issued), Expires: fromMicros(r.Expires), FamilyExpires: fromMicros(r.FamilyExpires),
-		Used: fromNullMicros(r.UsedAt), Revoked: fromNullMicros(r.RevokedAt)}, nil
+		Used: fromNullMicros(r.UsedAt), Revoked: fromNullMicros(r.RevokedAt)}
 }
 
 // SpendRefreshToken implements cms.Store: one conditional update, so of
@@ -55,6 +59,37 @@ func (s *Store) SpendRefreshToken(ctx context.Context, hash []byte, at time.Time
 	n, err := s.exec(ctx, "UPDATE refresh_tokens SET used_at = ? WHERE hash = ? AND used_at IS NULL AND revoked_at IS NULL",
 		micros(at), hash)
 	return n == 1, err
+}
+
+// SpendLiveRefreshTokens implements cms.Store.
+func (s *Store) SpendLiveRefreshTokens(ctx context.Context, family string, at time.Time) error {
+	_, err := s.exec(ctx, "UPDATE refresh_tokens SET used_at = ? WHERE family = ? AND used_at IS NULL AND revoked_at IS NULL",
+		micros(at), family)
+	return err
+}
+
+// LiveRefreshTokens implements cms.Store.
+func (s *Store) LiveRefreshTokens(ctx context.Context, family string) ([]cms.RefreshToken, error) {
+	var rows []tokenRow
+	err := s.scan(ctx, s.read, &rows, "SELECT "+tokenColumns+" FROM refresh_tokens "+
+		"WHERE family = ? AND used_at IS NULL AND revoked_at IS NULL", family)
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	out := make([]cms.RefreshToken, len(rows))
+	for i, r := range rows {
+		out[i] = r.token()
+	}
+	return out, nil
+}
+
+// LockUserTokens implements cms.Store.
+func (s *Store) LockUserTokens(ctx context.Context, user string) error {
+	if !s.inTx || s.opts.TokenLock == "" {
+		return nil
+	}
+	_, err := s.exec(ctx, s.opts.TokenLock, user)
+	return err
 }
 
 // RevokeFamily implements cms.Store.
