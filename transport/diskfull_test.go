@@ -55,14 +55,23 @@ func TestDiskFullBatchWaits(t *testing.T) {
 	if w.Code != 503 || w.Header().Get("Retry-After") == "" || strings.TrimSpace(w.Body.String()) != `{"fail":"Service unavailable"}` {
 		t.Errorf("single write with no room: %d %q %s", w.Code, w.Header().Get("Retry-After"), w.Body)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		e.svc.RunBatchWorkers(ctx, 1)
-	}()
-	defer func() { cancel(); <-stopped }()
-	time.Sleep(3 * time.Second)
+	// Workers for 3 s with no room, then stopped (the logs are read
+	// once they are), then again with room.
+	workers := func(d time.Duration, until func() bool) {
+		ctx, cancel := context.WithCancel(t.Context())
+		stopped := make(chan struct{})
+		go func() {
+			defer close(stopped)
+			e.svc.RunBatchWorkers(ctx, 1)
+		}()
+		deadline := time.Now().Add(d)
+		for time.Now().Before(deadline) && !until() {
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel()
+		<-stopped
+	}
+	workers(3*time.Second, func() bool { return false })
 	if got := statusOf(t, e, "resource", id); !strings.Contains(got, `"status":"processing"`) {
 		t.Fatalf("batch with no room: %s", got)
 	}
@@ -75,12 +84,10 @@ func TestDiskFullBatchWaits(t *testing.T) {
 		t.Errorf("batch: %+v, %v; want 1 attempt", b, err)
 	}
 	capPages(t, st, false)
-	deadline := time.Now().Add(15 * time.Second)
-	for !strings.Contains(statusOf(t, e, "resource", id), `"status":"done"`) {
-		if time.Now().After(deadline) {
-			t.Fatalf("batch not applied once there is room: %s", statusOf(t, e, "resource", id))
-		}
-		time.Sleep(20 * time.Millisecond)
+	done := func() bool { return strings.Contains(statusOf(t, e, "resource", id), `"status":"done"`) }
+	workers(15*time.Second, done)
+	if !done() {
+		t.Fatalf("batch not applied once there is room: %s", statusOf(t, e, "resource", id))
 	}
 	if got := statusOf(t, e, "resource", id); !strings.Contains(got, `"created":50,"updated":0,"skipped":0`) {
 		t.Errorf("status: %s", got)
