@@ -34,20 +34,24 @@ func (s *Service) runWorkers(ctx context.Context, n int) {
 			continue
 		}
 		wg.Go(func() {
+			failures := 0 // in a row: the wait grows while the store is out
 			for ctx.Err() == nil {
 				did, err := s.ProcessBatch(ctx, "worker-"+owner)
 				switch {
 				case err == nil || ctx.Err() != nil:
+					failures = 0
 				case ErrorCode(err) == CodeUnavailable: // passes by itself
-					s.log.WarnContext(ctx, "cms: batch worker", "err", err)
+					failures++
+					s.log.WarnContext(ctx, "cms: batch worker", "err", err, "failures", failures)
 				default:
+					failures++
 					s.log.ErrorContext(ctx, "cms: batch worker", "err", err)
 				}
 				if !did || err != nil {
 					select {
 					case <-ctx.Done():
 					case <-s.handoff.wake:
-					case <-time.After(s.opts.BatchPoll):
+					case <-time.After(pollWait(s.opts.BatchPoll, failures)):
 					}
 				}
 			}
@@ -207,19 +211,40 @@ func (s *Service) applyBatchSettled(ctx context.Context, b *Batch, owner string)
 				return res, &Error{Code: CodeInternal, Message: "batch kept meeting a write race", Err: err}
 			}
 		}
+		wait := batchBackoff(attempt, maxOutageWait)
+		if IsRace(err) {
+			wait = batchBackoff(attempt, maxRaceWait)
+		}
 		s.log.WarnContext(ctx, "cms: batch met another writer or an unreachable store; trying again",
-			"batch", b.ID, "attempt", attempt, "race", IsRace(err), "err", err)
-		if sleepCtx(ctx, batchBackoff(attempt)) != nil {
+			"batch", b.ID, "attempt", attempt, "race", IsRace(err), "wait", wait, "err", err)
+		if sleepCtx(ctx, wait) != nil {
 			return res, err
 		}
 	}
 }
 
+// The longest waits between a batch's apply attempts: after a race, and
+// while the store is out (unreachable, its disk full), when each attempt
+// decodes the batch again for nothing.
+const (
+	maxRaceWait   = 5 * time.Second
+	maxOutageWait = 30 * time.Second
+)
+
 // batchBackoff is the wait before a batch's apply attempt+1: jittered,
-// growing from a few milliseconds (a race) to at most 5 s (an outage).
-func batchBackoff(attempt int) time.Duration {
-	ceiling := min(10*time.Millisecond<<min(attempt, 10), 5*time.Second)
+// growing from a few milliseconds to at most ceiling.
+func batchBackoff(attempt int, ceiling time.Duration) time.Duration {
+	ceiling = min(10*time.Millisecond<<min(attempt, 12), ceiling)
 	return ceiling/2 + rand.N(ceiling/2)
+}
+
+// pollWait is how long an idle worker waits after failures claims or
+// applies in a row failed: poll at first, doubling to at most 30 s.
+func pollWait(poll time.Duration, failures int) time.Duration {
+	if failures == 0 {
+		return poll
+	}
+	return min(poll<<min(failures-1, 6), max(poll, maxOutageWait))
 }
 
 // panicError is a recovered panic as an internal error, with the stack

@@ -100,16 +100,18 @@ func dsn(path string, memory bool, busy time.Duration, readOnly bool) string {
 // translate maps SQLite errors the library can act on. A unique
 // violation is a conflict, never a race: write transactions run one at a
 // time, so no concurrent writer can take a key meanwhile. A database file
-// that cannot be opened or read (SQLITE_CANTOPEN, SQLITE_IOERR), and a
+// that cannot be opened or read (SQLITE_CANTOPEN, SQLITE_IOERR), a disk
+// with no room left (SQLITE_FULL, noted in room for readiness), and a
 // write lock still held by another connection when the busy timeout ran
 // out (SQLITE_BUSY, SQLITE_LOCKED: a long batch, another process), make
 // the store unavailable: the same request may succeed later, and running
 // the transaction again at once would only wait the timeout again.
-func translate(err error) error {
+func translate(err error, room *space) error {
 	var e sqlite3.Error
 	if !errors.As(err, &e) {
 		return err
 	}
+	room.noted(e)
 	switch e.ExtendedCode {
 	case sqlite3.ErrConstraintUnique, sqlite3.ErrConstraintPrimaryKey:
 		// Never a race: write transactions run one at a time, so a key
@@ -119,7 +121,7 @@ func translate(err error) error {
 		return &cms.Error{Code: cms.CodeNotFound, Message: "referenced row not found", Err: err}
 	}
 	switch e.Code {
-	case sqlite3.ErrCantOpen, sqlite3.ErrIoErr, sqlite3.ErrBusy, sqlite3.ErrLocked:
+	case sqlite3.ErrCantOpen, sqlite3.ErrIoErr, sqlite3.ErrFull, sqlite3.ErrBusy, sqlite3.ErrLocked:
 		return cms.Unavailable(err)
 	}
 	return err

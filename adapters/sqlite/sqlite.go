@@ -15,6 +15,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"path/filepath"
 	"runtime"
 	"time"
 
@@ -48,12 +49,15 @@ type Options struct {
 	migrations fs.FS
 	// trace receives every statement the store runs (plan tests).
 	trace func(query string, args []any)
+	// spaceProbe replaces probeRoom (tests of a full disk).
+	spaceProbe func(dir string) error
 }
 
 // Store is the SQLite cms.Store.
 type Store struct {
 	*bunstore.Store
-	read *bun.DB // the read pool (tests)
+	read  *bun.DB // the read pool (tests)
+	space *space
 }
 
 // Memory is the path Open takes for a database in memory.
@@ -84,7 +88,14 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.spaceProbe == nil {
+		o.spaceProbe = probeRoom
+	}
 	memory := path == Memory
+	room := &space{probe: o.spaceProbe}
+	if !memory {
+		room.dir = filepath.Dir(path)
+	}
 	name := path
 	if memory {
 		name = memoryName()
@@ -127,11 +138,11 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	readDB.SetMaxIdleConns(o.ReadConns)
 	read := bun.NewDB(readDB, sqlitedialect.New())
 	var ckpt *checkpoints
-	store := &Store{read: read, Store: bunstore.New(bunstore.Options{
+	store := &Store{read: read, space: room, Store: bunstore.New(bunstore.Options{
 		Write:        write,
 		Read:         read,
 		Features:     cms.Features{Name: "sqlite"},
-		Translate:    translate,
+		Translate:    func(err error) error { return translate(err, room) },
 		NamesIndexes: true,
 		// One writer, whose statements take microseconds: watching the
 		// caller's context would cost more than the statements.
@@ -165,6 +176,15 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		ckpt = startCheckpoints(db, o.CheckpointEvery, o.Logger)
 	}
 	return store, nil
+}
+
+// Ready implements cms.Store: the database answers with the schema this
+// build expects, and its disk has room if a write found none.
+func (s *Store) Ready(ctx context.Context) error {
+	if err := s.Store.Ready(ctx); err != nil {
+		return err
+	}
+	return s.space.ready()
 }
 
 // jsonList passes a list as one JSON array argument, read by json_each.

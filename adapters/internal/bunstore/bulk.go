@@ -2,6 +2,7 @@ package bunstore
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"runtime"
 	"slices"
@@ -88,7 +89,9 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 		err := s.putRecords(ctx, account, kind, staleAliases, staleRefs, records, aliases, refs)
 		if err != nil {
 			if _, rerr := s.exec(ctx, "ROLLBACK TO SAVEPOINT put_records"); rerr != nil {
-				return rerr
+				// SQLite rolls the whole transaction back on some errors
+				// (a full disk): the savepoint is gone, and err says why.
+				return errors.Join(err, rerr)
 			}
 		}
 		if _, rerr := s.exec(ctx, "RELEASE SAVEPOINT put_records"); rerr != nil && err == nil {
