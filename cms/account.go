@@ -32,6 +32,11 @@ type Identity struct {
 	// Since, when set, is when the user was made: access tokens issued
 	// before it were a former user's of the same name and are refused.
 	Since time.Time
+
+	// verified is the stored password hash the login checked (users kept
+	// in the Store only): the session is made only while it is still the
+	// user's, so a password change that commits meanwhile is not missed.
+	verified string
 }
 
 // NewUser is what CreateUser needs.
@@ -267,15 +272,19 @@ func (c storeCredentials) Authenticate(ctx context.Context, username, password s
 	if !match {
 		return Identity{}, errUnauthorized()
 	}
+	verified := u.PasswordHash
 	if rehash && !u.Disabled {
-		c.rehash(ctx, u, password)
+		if hash, ok := c.rehash(ctx, u, password); ok {
+			verified = hash
+		}
 	}
-	return Identity{Account: u.Account, Perms: u.Perms, Disabled: u.Disabled, Since: u.Created}, nil
+	return Identity{Account: u.Account, Perms: u.Perms, Disabled: u.Disabled, Since: u.Created, verified: verified}, nil
 }
 
-// rehash remakes a hash with the current parameters. Failing here costs
-// nothing but the upgrade, so it is logged, not returned.
-func (c storeCredentials) rehash(ctx context.Context, u User, password string) {
+// rehash remakes a hash with the current parameters and reports the hash
+// stored (ok false: the user's hash was left as it was). Failing here
+// costs nothing but the upgrade, so it is logged, not returned.
+func (c storeCredentials) rehash(ctx context.Context, u User, password string) (stored string, ok bool) {
 	s := c.s
 	hash, err := s.hasher.hash(ctx, password)
 	if err == nil {
@@ -285,12 +294,18 @@ func (c storeCredentials) rehash(ctx context.Context, u User, password string) {
 				return err // changed meanwhile: leave it
 			}
 			cur.PasswordHash = hash
-			return tx.UpdateUser(ctx, cur)
+			if err := tx.UpdateUser(ctx, cur); err != nil {
+				return err
+			}
+			stored, ok = hash, true
+			return nil
 		})
 	}
 	if err != nil {
 		s.log.WarnContext(ctx, "cms: password rehash failed", "user", u.Name, "err", err)
+		return "", false
 	}
+	return stored, ok
 }
 
 func (c storeCredentials) Lookup(ctx context.Context, username string) (Identity, error) {

@@ -112,10 +112,37 @@ func (s *Service) login(ctx context.Context, username, password string, client n
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.CreateRefreshToken(ctx, rt); err != nil {
+	if err := s.openFamily(ctx, username, id, rt); err != nil {
 		return nil, err
 	}
 	return &Session{Principal: p, RefreshToken: token, RefreshExpires: rt.Expires, RefreshIssued: rt.Issued}, nil
+}
+
+// openFamily stores a login's first refresh token. For a user kept in the
+// Store it does so under the user's token lock and only while the
+// password hash the login checked is still the user's and the user is not
+// disabled: a password change, disable or delete that commits while the
+// login runs either is seen here (401) or revokes the new family when it
+// takes the lock after it.
+func (s *Service) openFamily(ctx context.Context, username string, id Identity, rt RefreshToken) error {
+	if id.verified == "" {
+		return s.store.CreateRefreshToken(ctx, rt)
+	}
+	return s.inTx(ctx, func(tx Store) error {
+		if err := tx.LockUserTokens(ctx, username); err != nil {
+			return err
+		}
+		u, err := tx.GetUser(ctx, username)
+		switch {
+		case ErrorCode(err) == CodeNotFound:
+			return errUnauthorized()
+		case err != nil:
+			return err
+		case u.PasswordHash != id.verified || u.Disabled:
+			return errUnauthorized()
+		}
+		return tx.CreateRefreshToken(ctx, rt)
+	})
 }
 
 // Refresh spends a refresh token and gives a new one of the same family

@@ -3,6 +3,7 @@ package transport
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"flag"
 	"math/rand/v2"
 	"net/http"
@@ -258,6 +259,68 @@ func TestRefreshSiblings(t *testing.T) {
 					t.Errorf("concurrent step %d: %d live tokens, want the 6 answers", step, len(live))
 				}
 			}
+		})
+	}
+}
+
+// TestLoginPasswordRace: a login with the old password on one instance
+// while the password is changed on another never leaves a working
+// session: either the login is refused, or the session it got is revoked
+// by the change. Repeated rounds on each database.
+func TestLoginPasswordRace(t *testing.T) {
+	t.Parallel()
+	rounds := *revokeRounds
+	if rounds <= 0 {
+		rounds = 25
+	}
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			open := sameDatabase(t, st.name)
+			e := newEnv(t, envOptions{store: open})
+			_, h2 := secondInstance(t, e, open, nil)
+			ctx := t.Context()
+			old := testPassword
+			kept, logins := 0, 0
+			for round := range rounds {
+				next := fmt.Sprintf("%s %d", testPassword, round)
+				var (
+					wg    sync.WaitGroup
+					login *httptest.ResponseRecorder
+				)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r := postForm("/api/bw/v2/auth", form("u", "admin", "p", old))
+					r.RemoteAddr = fmt.Sprintf("192.0.2.%d:4000", round%250+1)
+					login = httptest.NewRecorder()
+					h2.ServeHTTP(login, r)
+				}()
+				time.Sleep(time.Duration(rand.IntN(3000)) * time.Microsecond)
+				if err := e.svc.SetPassword(ctx, "admin", next); err != nil {
+					t.Fatalf("round %d: password change: %v", round, err)
+				}
+				wg.Wait()
+				old = next
+				switch login.Code {
+				case 401:
+					continue
+				case 200:
+				default:
+					t.Fatalf("round %d: login: %d %s", round, login.Code, login.Body)
+				}
+				logins++
+				var a tokenAnswer
+				json.Unmarshal(login.Body.Bytes(), &a)
+				for _, h := range []http.Handler{e.h, h2} {
+					if w := serveRefresh(h, a.RefreshToken); w.Code != 401 {
+						kept++
+						t.Errorf("round %d: a session opened with the old password refreshes after the change: %d", round, w.Code)
+						break
+					}
+				}
+			}
+			t.Logf("figures: %s: %d rounds, %d logins with the old password succeeded, %d of them kept a working session", st.name, rounds, logins, kept)
 		})
 	}
 }
