@@ -3,8 +3,8 @@ package transport
 import (
 	"crypto/sha256"
 	"encoding/json"
-	"fmt"
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
