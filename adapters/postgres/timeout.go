@@ -36,8 +36,18 @@ func newLimits(o Options) limits {
 	}
 }
 
-// millis is d as a setting's value in milliseconds ("0": off).
-func millis(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
+// millis is d as a setting's value in milliseconds ("0": off), rounded
+// up: a limit under a millisecond is one, never "0", which the server
+// reads as no limit.
+func millis(d time.Duration) string { return strconv.FormatInt(ceilMillis(d), 10) }
+
+// ceilMillis is d in whole milliseconds, rounded up (0 for 0 or less).
+func ceilMillis(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return int64((d + time.Millisecond - 1) / time.Millisecond)
+}
 
 // sessionSettings are a request's limits, set on each connection of the
 // store's (the server applies them to every statement and transaction).

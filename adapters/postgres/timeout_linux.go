@@ -18,7 +18,7 @@ func userTimeout(d time.Duration) func(network, address string, c syscall.RawCon
 		}
 		var serr error
 		err := c.Control(func(fd uintptr) {
-			serr = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, tcpUserTimeout, int(d.Milliseconds()))
+			serr = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, tcpUserTimeout, int(ceilMillis(d)))
 		})
 		if err != nil {
 			return err

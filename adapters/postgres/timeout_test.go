@@ -265,3 +265,25 @@ func TestTranslateTimeouts(t *testing.T) {
 		}
 	}
 }
+
+// TestSubMillisecondLimits: a limit under a millisecond is a limit of one
+// millisecond, never "0", which PostgreSQL (and TCP_USER_TIMEOUT) read as
+// no limit at all.
+func TestSubMillisecondLimits(t *testing.T) {
+	l := newLimits(Options{LockTimeout: 500 * time.Microsecond, StatementTimeout: 1500 * time.Microsecond,
+		IdleInTxTimeout: time.Nanosecond, BatchLockTimeout: 10 * time.Microsecond, BatchStatementTimeout: time.Microsecond})
+	for _, kv := range l.sessionSettings() {
+		if kv[1] == "0" {
+			t.Errorf("%s = %q for a limit set above 0: off", kv[0], kv[1])
+		}
+	}
+	if want := "SELECT set_config('lock_timeout', '1', true), set_config('statement_timeout', '1', true)"; l.batchTxStart() != want {
+		t.Errorf("batchTxStart = %q, want %q", l.batchTxStart(), want)
+	}
+	if got := millis(1500 * time.Microsecond); got != "2" {
+		t.Errorf("millis(1.5ms) = %q, want 2 (rounded up)", got)
+	}
+	if got := millis(0); got != "0" {
+		t.Errorf("millis(0) = %q, want 0 (off)", got)
+	}
+}
