@@ -89,26 +89,27 @@ func (h *Handler) putAnswer(buf *[]byte) {
 }
 
 // stream writes a list as it comes from the store; none, when set, is the
-// answer when the list is empty (else []). A failure after the first byte
+// answer when the list is empty (else []). The status goes with the first
+// flushEvery bytes, so a failure before them is answered with its own
+// status (503 with Retry-After for an outage); a failure after them
 // cannot change the status any more: the connection is cut, so the client
 // never takes a partial list for a whole one.
 func (h *Handler) stream(w http.ResponseWriter, r *http.Request, codec *cms.Codec, proj *cms.Projection, seq func(func(*cms.Entry, error) bool), none error) {
 	var bw *bufio.Writer
+	sw := &startWriter{w: w}
 	buf := make([]byte, 0, 8192)
 	n := 0
 	for e, err := range seq {
 		if err != nil {
-			if bw == nil {
-				h.writeError(w, r, err)
+			if !sw.started {
+				h.writeError(w, r, err) // what bw holds is dropped
 				return
 			}
 			h.log.ErrorContext(r.Context(), "transport: list failed while streaming", "path", r.URL.EscapedPath(), "err", err)
 			panic(http.ErrAbortHandler)
 		}
 		if bw == nil {
-			w.Header().Set("Content-Type", "application/json; charset=utf-8")
-			w.WriteHeader(http.StatusOK)
-			bw = bufio.NewWriterSize(w, flushEvery)
+			bw = bufio.NewWriterSize(sw, flushEvery)
 			bw.WriteByte('[')
 		}
 		buf = buf[:0]
@@ -131,6 +132,21 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, codec *cms.Code
 	}
 	bw.WriteString("]\n")
 	bw.Flush()
+}
+
+// startWriter sends a 200 list answer's header with its first bytes.
+type startWriter struct {
+	w       http.ResponseWriter
+	started bool
+}
+
+func (s *startWriter) Write(p []byte) (int, error) {
+	if !s.started {
+		s.started = true
+		s.w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		s.w.WriteHeader(http.StatusOK)
+	}
+	return s.w.Write(p)
 }
 
 // writeRaw answers body whole, its length declared (net/http would send
