@@ -458,7 +458,7 @@ func (b *apiBuilder) components() apiComponents {
 			"bearerHeader": {Type: "apiKey", In: "header", Name: "Authorization-Bearer",
 				Description: "The same access token in a header of its own, for clients that cannot set Authorization."},
 			"refreshCookie": {Type: "apiKey", In: "cookie", Name: RefreshCookie,
-				Description: "The refresh token, in the cookie a login or refresh sets; clients without cookies send it in the form field refresh_token."},
+				Description: "The refresh token, in the cookie a login or refresh sets; clients without cookies send it in the body's field refresh_token (a form field or a JSON object)."},
 		},
 	}
 }
@@ -787,13 +787,15 @@ func (b *apiBuilder) cloneSummary(suffix, method string) string {
 // authPaths adds the token endpoints and this document's.
 func (b *apiBuilder) authPaths() {
 	tags := []string{"auth"}
+	// A form or, by its Content-Type only, a JSON object of the same fields.
 	form := func(description string, required bool, schema string) *apiRequestBody {
 		return &apiRequestBody{Description: description, Required: required, Content: map[string]*apiMedia{
+			"application/json":                  {Schema: ref(schema)},
 			"application/x-www-form-urlencoded": {Schema: ref(schema)},
 			"multipart/form-data":               {Schema: ref(schema)},
 		}}
 	}
-	refreshBody := form("The refresh token, when the cookie does not carry it; at most 64 KiB.", false, "RefreshForm")
+	refreshBody := form("The refresh token, when the cookie does not carry it, as a form field or a JSON object; at most 64 KiB.", false, "RefreshForm")
 	crossSite := fail(`A POST the browser marks as cross-site, from an origin not allowed: {"fail":"Forbidden"}, before anything is read.`)
 	b.paths.add(recordsBase+"auth", http.MethodPost, &apiOperation{
 		Tags: tags, OperationID: "login", Summary: "Log in",
@@ -801,10 +803,10 @@ func (b *apiBuilder) authPaths() {
 			"in the " + RefreshCookie + " cookie). Credentials in the query string are not read. Every answer has " +
 			"Cache-Control: no-store.",
 		Security:    noSecurity,
-		RequestBody: form("One u and one p, at most 64 KiB.", true, "LoginForm"),
+		RequestBody: form("One u and one p, as form fields or a JSON object (by Content-Type), at most 64 KiB.", true, "LoginForm"),
 		Responses: responses(map[string]*apiResponse{
 			"200": withHeaders(jsonAnswer("Logged in.", ref("TokenAnswer")), "Set-Cookie"),
-			"401": fail(`Unknown user, wrong password, disabled user, a missing or repeated field, an unreadable form: {"fail":"Unauthorized"}, the same in every case.`),
+			"401": fail(`Unknown user, wrong password, disabled user, a missing or repeated field, a body not understood: {"fail":"Unauthorized"}, the same in every case.`),
 			"403": crossSite,
 			"429": fail(`Too many failed logins for the username from this client address (or from all addresses past the ceiling): {"fail":"Too many attempts"}, decided before the password is checked.`, "Retry-After"),
 		}, "408", "413", "500", "503"),
@@ -818,20 +820,20 @@ func (b *apiBuilder) authPaths() {
 	})
 	b.paths.add(recordsBase+"auth/refresh", http.MethodPost, &apiOperation{
 		Tags: tags, OperationID: "refresh", Summary: "Refresh the tokens",
-		Description: "Spends the refresh token (the cookie, else the form field refresh_token) and answers a new " +
+		Description: "Spends the refresh token (the cookie, else the body's field refresh_token) and answers a new " +
 			"pair of the same family. Presenting a spent token again revokes the family, except within a short " +
 			"grace after it was spent.",
 		Security:    optionalRefresh,
 		RequestBody: refreshBody,
 		Responses: responses(map[string]*apiResponse{
 			"200": withHeaders(jsonAnswer("Refreshed.", ref("TokenAnswer")), "Set-Cookie"),
-			"401": jsonAnswer("Any refused token (unknown, spent, expired, revoked) or none.", ref("RefreshFail")),
+			"401": jsonAnswer("Any refused token (unknown, spent, expired, revoked) or none (a body not understood presents none).", ref("RefreshFail")),
 			"403": crossSite,
 		}, "408", "413", "500", "503"),
 	})
 	b.paths.add(recordsBase+"auth/logout", http.MethodPost, &apiOperation{
 		Tags: tags, OperationID: "logout", Summary: "Log out",
-		Description: "Revokes the family of the presented refresh token (cookie or form field), if any, and expires " +
+		Description: "Revokes the family of the presented refresh token (cookie or the body's field), if any, and expires " +
 			"the cookie. Needs no access token.",
 		Security:    optionalRefresh,
 		RequestBody: refreshBody,

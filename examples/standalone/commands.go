@@ -5,16 +5,51 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/bwcms/cms/cms"
 )
 
-const accountUsage = `usage:
-  standalone account add ID [--langs en,it]
-  standalone account list
-  standalone account add-lang ID CODE
-  standalone account default-lang ID CODE`
+// commands are the subcommands, each with what it does in one line, as
+// --help and the usage errors list them.
+var commands = []struct{ usage, does string }{
+	{"worker [--batch-workers N] [--batch-lease D]", "applies batches without serving HTTP, beside servers with --batch-workers 0"},
+	{"account add ID [--langs en,it]", "adds an account; its first language is the default"},
+	{"account list", "lists the accounts and their languages"},
+	{"account add-lang ID CODE", "adds a language to an account"},
+	{"account default-lang ID CODE", "makes one of an account's languages its default"},
+	{"user add NAME [--account ID] [--perms P1,P2] [--password P]", "adds a user (account default, perms *)"},
+	{"user passwd NAME [--password P]", "sets a user's password and revokes its refresh tokens"},
+	{"user perms NAME P1,P2", "replaces a user's permissions (\"\": none)"},
+	{"user disable NAME | enable NAME", "stops or allows a user's logins and tokens"},
+	{"user unlock NAME", "clears a user's failed-login counts"},
+	{"user delete NAME", "deletes a user and revokes its refresh tokens"},
+	{"user list [--account ID]", "lists users: name, account, perms, enabled or disabled"},
+}
+
+// usage lists the subcommands of one command (account, user).
+func usage(command string) string {
+	var b strings.Builder
+	b.WriteString("usage:")
+	for _, c := range commands {
+		if strings.HasPrefix(c.usage, command+" ") {
+			b.WriteString("\n  standalone " + c.usage)
+		}
+	}
+	return b.String()
+}
+
+// printCommands lists every subcommand with one line on what it does.
+func printCommands(w io.Writer) {
+	fmt.Fprintln(w, "commands (each takes --db, or CMS_DB, and lists its flags with --help; they work while the server runs):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, c := range commands {
+		fmt.Fprintf(tw, "  standalone %s\t%s\n", c.usage, c.does)
+	}
+	tw.Flush()
+}
 
 // accountCommand runs the account subcommands.
 func accountCommand(ctx context.Context, args []string, e env) error {
@@ -24,12 +59,12 @@ func accountCommand(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	if len(rest) == 0 {
-		return errors.New(accountUsage)
+		return errors.New(usage("account"))
 	}
 	verb, rest := rest[0], rest[1:]
 	want := map[string]int{"add": 1, "list": 0, "add-lang": 2, "default-lang": 2}
 	if n, ok := want[verb]; !ok || len(rest) != n {
-		return errors.New(accountUsage)
+		return errors.New(usage("account"))
 	}
 	var langs cms.Languages
 	if verb == "add" {
@@ -76,15 +111,6 @@ func accountCommand(ctx context.Context, args []string, e env) error {
 	})
 }
 
-const userUsage = `usage:
-  standalone user add NAME [--account ID] [--perms P1,P2] [--password P]
-  standalone user passwd NAME [--password P]
-  standalone user perms NAME P1,P2
-  standalone user disable NAME | enable NAME
-  standalone user unlock NAME
-  standalone user delete NAME
-  standalone user list [--account ID]`
-
 // userCommand runs the user subcommands.
 func userCommand(ctx context.Context, args []string, e env) error {
 	cfg, rest, err := settings(e, "user", args, []setting{dbSetting,
@@ -95,13 +121,13 @@ func userCommand(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	if len(rest) == 0 {
-		return errors.New(userUsage)
+		return errors.New(usage("user"))
 	}
 	verb, rest := rest[0], rest[1:]
 	want := map[string]int{"add": 1, "passwd": 1, "perms": 2, "disable": 1, "enable": 1, "unlock": 1, "delete": 1, "list": 0}
 	n, ok := want[verb]
 	if !ok || len(rest) != n {
-		return errors.New(userUsage)
+		return errors.New(usage("user"))
 	}
 	return withService(ctx, cfg, func(svc *cms.Service) error {
 		switch verb {

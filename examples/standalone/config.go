@@ -78,20 +78,27 @@ var errHelp = errors.New("help printed")
 
 var dbSetting = setting{"db", "CMS_DB", "sqlite:cms.db", "database: sqlite:PATH or postgres://..."}
 
+// checkDB judges a --db value without opening anything.
+func checkDB(db string) error {
+	switch {
+	case db == "sqlite:":
+		return errors.New("--db sqlite: needs a file path (sqlite:cms.db)")
+	case strings.HasPrefix(db, "sqlite:"), strings.HasPrefix(db, "postgres://"), strings.HasPrefix(db, "postgresql://"):
+		return nil
+	}
+	return fmt.Errorf("--db %q: want sqlite:PATH or postgres://...", db)
+}
+
 // openStore opens the database a --db value names, a PostgreSQL one with
 // pg (nil: the defaults); log gets the adapter's warnings (nil: none).
 func openStore(ctx context.Context, db string, pg *postgres.Options, log *slog.Logger) (cms.Store, error) {
-	switch {
-	case strings.HasPrefix(db, "sqlite:"):
-		path := strings.TrimPrefix(db, "sqlite:")
-		if path == "" {
-			return nil, errors.New("--db sqlite: needs a file path (sqlite:cms.db)")
-		}
-		return sqlite.Open(ctx, path, &sqlite.Options{Logger: log})
-	case strings.HasPrefix(db, "postgres://"), strings.HasPrefix(db, "postgresql://"):
-		return postgres.Open(ctx, db, pg)
+	if err := checkDB(db); err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("--db %q: want sqlite:PATH or postgres://...", db)
+	if path, ok := strings.CutPrefix(db, "sqlite:"); ok {
+		return sqlite.Open(ctx, path, &sqlite.Options{Logger: log})
+	}
+	return postgres.Open(ctx, db, pg)
 }
 
 // parsePrefixes reads comma-separated addresses (one host each) and CIDRs;

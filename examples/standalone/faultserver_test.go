@@ -28,7 +28,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv(faultServerEnv) != "" {
 		main() // exits
 	}
-	os.Exit(m.Run())
+	release := holdDefaultPort()
+	code := m.Run()
+	release()
+	os.Exit(code)
 }
 
 // The password and signing secret of every server process the suite

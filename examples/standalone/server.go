@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/bwcms/cms/adapters/postgres"
 	"github.com/bwcms/cms/cms"
 	"github.com/bwcms/cms/transport"
 )
@@ -30,8 +31,11 @@ const jwtSecretSetting = "standalone.jwt_secret"
 // SIGTERM.
 const shutdownGrace = 15 * time.Second
 
+// defaultAddr is where the server listens when --addr is not given.
+const defaultAddr = "127.0.0.1:8080"
+
 var serverSettings = []setting{
-	{"addr", "CMS_ADDR", "127.0.0.1:8080", "listen address"},
+	{"addr", "CMS_ADDR", defaultAddr, "listen address"},
 	dbSetting,
 	{"langs", "CMS_LANGS", "", "languages of the bootstrap account when it is created, default first (en when not given)"},
 	{"admin-user", "CMS_ADMIN_USER", "admin", "bootstrap admin username"},
@@ -91,29 +95,76 @@ func workersOption(n int) int {
 	return n
 }
 
+// startup is every server setting, read and judged before a port opens.
+type startup struct {
+	workers int
+	lease   time.Duration
+	langs   cms.Languages
+	pg      *postgres.Options
+	tune    tuning
+	web     transport.Options
+	obs     *observing
+}
+
+// readStartup judges every setting of the server, so that a bad one stops
+// the start before a port is opened, a file created or a password printed.
+func readStartup(cfg map[string]string) (startup, error) {
+	var s startup
+	var err error
+	if s.workers, err = batchWorkers(cfg); err != nil {
+		return s, err
+	}
+	if s.lease, err = batchLease(cfg); err != nil {
+		return s, err
+	}
+	if s.tune, err = parseTuning(cfg); err != nil {
+		return s, err
+	}
+	if s.web, err = webOptions(cfg); err != nil {
+		return s, err
+	}
+	if s.obs, err = newObserving(cfg); err != nil {
+		return s, err
+	}
+	if s.langs, err = cms.ParseLanguages(cmp.Or(cfg["langs"], "en")); err != nil {
+		return s, fmt.Errorf("--langs: %w", err)
+	}
+	if err := checkDB(cfg["db"]); err != nil {
+		return s, err
+	}
+	if s.pg, err = pgOptions(cfg); err != nil {
+		return s, err
+	}
+	for _, name := range []string{"addr", "metrics-addr"} {
+		if _, _, err := net.SplitHostPort(cfg[name]); err != nil && cfg[name] != "" {
+			return s, fmt.Errorf("--%s %q: want HOST:PORT (127.0.0.1:8080; port 0: any free one)", name, cfg[name])
+		}
+	}
+	if !cms.ValidUsername(cfg["admin-user"]) {
+		return s, fmt.Errorf("--admin-user %q: want 1 to %d characters of A-Z a-z 0-9 . _ @ -", cfg["admin-user"], cms.MaxUsernameLength)
+	}
+	if p := cfg["admin-password"]; p != "" && (len([]rune(p)) < cms.MinPasswordLength || len(p) > cms.MaxPasswordLength) {
+		return s, fmt.Errorf("--admin-password: want %d characters to %d bytes", cms.MinPasswordLength, cms.MaxPasswordLength)
+	}
+	if secret := cfg["jwt-secret"]; secret != "" && len(secret) < transport.MinSecretLength {
+		return s, fmt.Errorf("--jwt-secret: want at least %d bytes (it has %d)", transport.MinSecretLength, len(secret))
+	}
+	return s, nil
+}
+
 // serve runs the server until ctx ends.
 func serve(ctx context.Context, args []string, e env) error {
 	cfg, rest, err := settings(e, "standalone", args, slices.Concat(serverSettings, webSettings, tuningSettings, observeSettings, pgSettings))
+	if errors.Is(err, errHelp) {
+		printCommands(e.stdout)
+	}
 	if err != nil {
 		return err
 	}
 	if len(rest) > 0 {
-		return fmt.Errorf("unknown command %q (want account, user, or flags only)", rest[0])
+		return fmt.Errorf("unknown command %q (want worker, account, user, or flags only; --help lists them)", rest[0])
 	}
-	workers, err := batchWorkers(cfg)
-	if err != nil {
-		return err
-	}
-	tune, err := parseTuning(cfg)
-	if err != nil {
-		return err
-	}
-	// Every setting is judged before anything is created.
-	web, err := webOptions(cfg)
-	if err != nil {
-		return err
-	}
-	obs, err := newObserving(cfg)
+	st, err := readStartup(cfg)
 	if err != nil {
 		return err
 	}
@@ -132,8 +183,9 @@ func serve(ctx context.Context, args []string, e env) error {
 		}
 		defer metricsLn.Close()
 	}
-	web.Observer, web.AccessLog = obs.metrics, obs.accessLog(log)
-	h, svc, store, err := setUp(ctx, cfg, tune, web, workers, obs.metrics, e, log)
+	obs := st.obs
+	st.web.Observer, st.web.AccessLog = obs.metrics, obs.accessLog(log)
+	h, svc, store, err := setUp(ctx, cfg, st, e, log)
 	if err != nil {
 		return err
 	}
@@ -143,6 +195,7 @@ func serve(ctx context.Context, args []string, e env) error {
 	}
 	defer runService(ctx, svc)()
 
+	tune := st.tune
 	srv := &http.Server{Handler: obs.routes(h, svc, metricsLn == nil), ReadHeaderTimeout: tune.readHeaderTimeout,
 		IdleTimeout: tune.idleTimeout, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	if metricsLn != nil {
@@ -176,17 +229,9 @@ func serve(ctx context.Context, args []string, e env) error {
 }
 
 // setUp opens the store, creates the bootstrap account and admin when
-// missing, and builds the handler on web, the options webOptions read.
-func setUp(ctx context.Context, cfg map[string]string, tune tuning, web transport.Options, workers int, obs cms.Observer, e env, log *slog.Logger) (*transport.Handler, *cms.Service, cms.Store, error) {
-	langs, err := cms.ParseLanguages(cmp.Or(cfg["langs"], "en"))
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("--langs: %w", err)
-	}
-	pg, err := pgOptions(cfg)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	store, err := openStore(ctx, cfg["db"], pg, log)
+// missing, and builds the handler on st.web, the options webOptions read.
+func setUp(ctx context.Context, cfg map[string]string, st startup, e env, log *slog.Logger) (*transport.Handler, *cms.Service, cms.Store, error) {
+	store, err := openStore(ctx, cfg["db"], st.pg, log)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -194,16 +239,12 @@ func setUp(ctx context.Context, cfg map[string]string, tune tuning, web transpor
 		store.Close()
 		return nil, nil, nil, err
 	}
-	lease, err := batchLease(cfg)
+	svc, err := cms.NewService(store, &cms.Options{Logger: log, RefreshGrace: st.tune.refreshGrace, BatchLease: st.lease,
+		BatchWorkers: workersOption(st.workers), Observer: st.obs.metrics})
 	if err != nil {
 		return fail(err)
 	}
-	svc, err := cms.NewService(store, &cms.Options{Logger: log, RefreshGrace: tune.refreshGrace, BatchLease: lease,
-		BatchWorkers: workersOption(workers), Observer: obs})
-	if err != nil {
-		return fail(err)
-	}
-	if err := bootstrap(ctx, svc, cfg, langs, e, log); err != nil {
+	if err := bootstrap(ctx, svc, cfg, st.langs, e, log); err != nil {
 		return fail(err)
 	}
 	secret := []byte(cfg["jwt-secret"])
@@ -212,7 +253,8 @@ func setUp(ctx context.Context, cfg map[string]string, tune tuning, web transpor
 			return fail(err)
 		}
 	}
-	web.Logger, web.JWTSecret, web.BodyReadTimeout, web.WriteTimeout = log, secret, tune.bodyTimeout, tune.writeTimeout
+	web := st.web
+	web.Logger, web.JWTSecret, web.BodyReadTimeout, web.WriteTimeout = log, secret, st.tune.bodyTimeout, st.tune.writeTimeout
 	h, err := transport.NewHandler(svc, &web)
 	if err != nil {
 		return fail(err)
@@ -237,6 +279,12 @@ func bootstrap(ctx context.Context, svc *cms.Service, cfg map[string]string, lan
 	}
 	name := cfg["admin-user"]
 	_, err := svc.User(ctx, name)
+	if err == nil && cfg["admin-password"] != "" {
+		// The password applies at creation only; a login with it would
+		// fail without a word otherwise.
+		log.Warn("--admin-password (CMS_ADMIN_PASSWORD) is ignored: the admin user exists and keeps its password; "+
+			"change it with: standalone user passwd "+name, "user", name)
+	}
 	if cms.ErrorCode(err) != cms.CodeNotFound {
 		return err // nil: the admin exists
 	}

@@ -232,7 +232,7 @@ func TestSettings(t *testing.T) {
 
 	bad := &cli{env: map[string]string{"CMS_DB": db}}
 	if code := bad.run(t, "--addr", "127.0.0.1:0", "--jwt-secret", "too short"); code == 0 ||
-		!strings.Contains(bad.stderr.String(), "JWTSecret must be at least 32 bytes") {
+		!strings.Contains(bad.stderr.String(), "--jwt-secret: want at least 32 bytes (it has 9)") {
 		t.Errorf("short secret: exit %d, %q", code, bad.stderr.String())
 	}
 	if code := bad.run(t, "--db", "mysql://x"); code == 0 || !strings.Contains(bad.stderr.String(), "want sqlite:PATH or postgres://") {
