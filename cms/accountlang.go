@@ -105,12 +105,12 @@ func (s *Service) aliasIn(ctx context.Context, tx Store, p Principal, kind Kind,
 	if err != nil {
 		return false, err
 	}
-	aliases := aliasesOf(e.Record)
+	aliases := e.Record.Common().URLAlias
 	if (*aliases)[lang] != "" {
 		return false, nil
 	}
 	indexed := s.doc.Index(e.Record)
-	base := aliasBase(titlesOf(e.Record)[lang], id, (*aliases)[p.Langs.Default], lang == p.Langs.Default)
+	base := aliasBase((*e.Record.Common().Title)[lang], id, (*aliases)[p.Langs.Default], lang == p.Langs.Default)
 	alias, err := uniqueAlias(ctx, tx, p.Account, kind, lang, base, "")
 	if errors.Is(err, errNoFreeAlias) {
 		return false, &Error{Code: CodeConflict, Message: fmt.Sprintf("%s %s: no number is left for %s in %s",

@@ -5,41 +5,12 @@ import (
 	"errors"
 )
 
-// aliasesOf returns the urlAlias field of a record.
-func aliasesOf(rec Record) *Langs[string] {
-	switch r := rec.(type) {
-	case *Resource:
-		return &r.URLAlias
-	case *Map:
-		return &r.URLAlias
-	case *Landing:
-		return &r.URLAlias
-	case *Proposal:
-		return &r.URLAlias
-	}
-	return nil
-}
-
-func titlesOf(rec Record) Langs[string] {
-	switch r := rec.(type) {
-	case *Resource:
-		return r.Title
-	case *Map:
-		return r.Title
-	case *Landing:
-		return r.Title
-	case *Proposal:
-		return r.Title
-	}
-	return nil
-}
-
 // checkAliases reports every urlAlias of the body held by another record of
 // the kind in the same language (aliases are unique per account, kind and
 // language). held are the record's stored aliases (nil for a new record):
 // those need no look-up.
 func (s *Service) checkAliases(ctx context.Context, tx upsertStore, p Principal, patch Record, held Langs[string]) ([]fieldProblem, error) {
-	aliases := *aliasesOf(patch)
+	aliases := *patch.Common().URLAlias
 	var problems []fieldProblem
 	for _, lang := range p.Langs.All {
 		alias, ok := aliases[lang]
@@ -80,12 +51,12 @@ func aliasRule(langs Languages, kind Kind, id, lang, alias, holder string) (fiel
 // taken in the account's order, so concurrent writers hold their aliases'
 // stems in one order.
 func (s *Service) makeAliases(ctx context.Context, tx upsertStore, p Principal, rec Record, patch Record) error {
-	aliases := aliasesOf(rec)
+	aliases := rec.Common().URLAlias
 	if *aliases == nil {
 		*aliases = Langs[string]{}
 	}
-	given := *aliasesOf(patch)
-	titles := titlesOf(rec)
+	given := *patch.Common().URLAlias
+	titles := *rec.Common().Title
 	for _, lang := range aliasOrder(p.Langs) {
 		if _, ok := given[lang]; ok {
 			continue

@@ -18,7 +18,7 @@ import (
 // changed. Storage adapters run it once, over the aliases stored before
 // the rule, in a migration.
 func RepairAliases(rec Record, taken func(lang, alias string) (bool, error)) (bool, error) {
-	aliases := aliasesOf(rec)
+	aliases := rec.Common().URLAlias
 	if aliases == nil {
 		return false, nil
 	}

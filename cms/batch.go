@@ -147,16 +147,13 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 	if err != nil {
 		return 0, nil, err
 	}
+	found := func(k Kind, id string) bool { return exists[k][id] }
 	var all []Problem
 	for _, r := range records {
 		probs := slices.Concat(r.own, r.merged)
 		for _, ref := range r.refs {
-			ok := false
-			for _, k := range ref.kinds {
-				ok = ok || exists[k][ref.id]
-			}
-			if !ok {
-				probs = append(probs, fieldProblem{ref.path, refKindText(ref.toKind) + " " + ref.id + " does not exist"})
+			if problem, missing := referenceRule(ref.refUse, ref.kinds, found); missing {
+				probs = append(probs, problem)
 			}
 		}
 		probs = append(probs, r.aliases...)
@@ -190,7 +187,7 @@ func (s *Service) checkBatchRecord(ctx context.Context, p Principal, kind Kind, 
 	r.id, r.idSet = rec.RecordID(), ValidID(rec.RecordID())
 	// Refused for want of delete only if the batch has no problem, as a
 	// single upsert judges its body first.
-	r.forbidden = deleteAsked(rec) && !p.Can(kind, ActionDelete)
+	r.forbidden = rec.Common().DeleteIrreversibly.Value && !p.Can(kind, ActionDelete)
 	if invalid {
 		r.idSet = e.Problems[0].ID != "(no id)"
 		for _, pr := range e.Problems {
@@ -199,7 +196,7 @@ func (s *Service) checkBatchRecord(ctx context.Context, p Principal, kind Kind, 
 	}
 	// A delete without problems names nothing: it deletes before any
 	// reference is looked at, as a single upsert does.
-	if !deleteAsked(rec) || len(r.own) > 0 {
+	if !rec.Common().DeleteIrreversibly.Value || len(r.own) > 0 {
 		for _, u := range uses {
 			ref := batchRef{refUse: u, kinds: refKinds(u.toKind)}
 			if slices.Contains(ref.kinds, kind) {
@@ -235,7 +232,7 @@ func (s *Service) BatchStatus(ctx context.Context, kind Kind, id string) (*Batch
 	}
 	b, err := s.store.GetBatch(ctx, p.Account, kind, id)
 	if ErrorCode(err) == CodeNotFound {
-		return nil, &Error{Code: CodeNotFound, Message: "There is no " + kind.Title() + " " + id + " to clone"}
+		return nil, errNoneToClone(kind, id)
 	}
 	return b, err
 }

@@ -130,15 +130,15 @@ func (p *batchPlan) prefetch(ctx context.Context, records []Record) error {
 		if rec == nil || !ValidID(rec.RecordID()) {
 			continue
 		}
-		given := *aliasesOf(rec)
+		given := *rec.Common().URLAlias
 		for lang, alias := range given {
 			ask(lang, alias)
 		}
-		if deleteAsked(rec) || p.ids[rec.RecordID()] != nil {
+		if rec.Common().DeleteIrreversibly.Value || p.ids[rec.RecordID()] != nil {
 			continue
 		}
 		// New: makeAliases's first candidates (aliasBase).
-		titles := titlesOf(rec)
+		titles := *rec.Common().Title
 		def, ok := given[p.langs.Default]
 		if !ok {
 			def = aliasBase(titles[p.langs.Default], rec.RecordID(), "", true)
@@ -179,7 +179,7 @@ func (p *batchPlan) exists(id string) (exists, known bool) {
 func (p *batchPlan) apply(ctx context.Context, rec Record, ownProblems bool) (merged, aliases []fieldProblem, err error) {
 	id := rec.RecordID()
 	r := p.ids[id]
-	if deleteAsked(rec) {
+	if rec.Common().DeleteIrreversibly.Value {
 		if r != nil && r.stored && !r.deleted && !r.recreated && !ownProblems {
 			if merged, err = p.deleteBlockers(ctx, id); err != nil {
 				return nil, nil, err
@@ -208,7 +208,7 @@ func (p *batchPlan) apply(ctx context.Context, rec Record, ownProblems bool) (me
 	if res, ok := rec.(*Resource); ok {
 		merged = p.mergeTrack(r, res)
 	}
-	aliases = p.claim(id, r, *aliasesOf(rec))
+	aliases = p.claim(id, r, *rec.Common().URLAlias)
 	if fresh {
 		generated, err := p.generate(ctx, id, r, rec)
 		if err != nil {
@@ -333,9 +333,9 @@ func (p *batchPlan) generate(ctx context.Context, id string, r *plannedRecord, r
 	} else if err != nil {
 		return nil, err
 	}
-	given := *aliasesOf(rec)
+	given := *rec.Common().URLAlias
 	for _, lang := range p.langs.All {
-		alias := (*aliasesOf(merged))[lang]
+		alias := (*merged.Common().URLAlias)[lang]
 		if _, ok := given[lang]; ok || alias == "" {
 			continue
 		}

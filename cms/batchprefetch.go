@@ -54,7 +54,7 @@ func (b *bulkTx) prefetch(ctx context.Context, s *Service, langs Languages, patc
 	var fresh []Record
 	given := map[string][]string{}
 	for _, p := range patches {
-		for lang, alias := range *aliasesOf(p) {
+		for lang, alias := range *p.Common().URLAlias {
 			if alias != "" {
 				given[lang] = append(given[lang], alias)
 			}
@@ -89,7 +89,7 @@ func (b *bulkTx) prefetchGenerated(ctx context.Context, fresh []Record, langs []
 		byLang = map[string][]string{}
 	}
 	for i, p := range fresh {
-		given, titles := *aliasesOf(p), titlesOf(p)
+		given, titles := *p.Common().URLAlias, *p.Common().Title
 		firsts[i] = make([]string, len(langs))
 		for j, lang := range langs {
 			if _, ok := given[lang]; ok {
@@ -133,7 +133,7 @@ func (b *bulkTx) prefetchGenerated(ctx context.Context, fresh []Record, langs []
 	for i, p := range fresh {
 		first := firsts[i][0]
 		if first == "" {
-			guesses[i] = (*aliasesOf(p))[langs[0]]
+			guesses[i] = (*p.Common().URLAlias)[langs[0]]
 			continue
 		}
 		key := aliasKey{langs[0], first}

@@ -278,7 +278,7 @@ func (b *bulkTx) exists(kind Kind, id string) (bool, bool) {
 func (b *bulkTx) remember(e *Entry) {
 	id := e.Record.RecordID()
 	b.cur.entries[id] = e
-	b.cur.held[id] = maps.Clone(*aliasesOf(e.Record))
+	b.cur.held[id] = maps.Clone(*e.Record.Common().URLAlias)
 	b.noteAssignments(e.Record)
 }
 

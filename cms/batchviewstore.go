@@ -84,7 +84,7 @@ func (b *bulkTx) PutRecord(ctx context.Context, e *Entry) error {
 		return b.tx.PutRecord(ctx, e)
 	}
 	id := e.Record.RecordID()
-	aliases := *aliasesOf(e.Record)
+	aliases := *e.Record.Common().URLAlias
 	// The aliases id held are free now, whether or not the view knew them:
 	// the store would still name id.
 	for lang, alias := range b.heldBy(id) {

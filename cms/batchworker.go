@@ -322,7 +322,7 @@ func (s *Service) applyBatch(ctx context.Context, b *Batch, owner string) (Batch
 				return err
 			}
 			for i, rec := range chunk {
-				if deleteAsked(rec) {
+				if rec.Common().DeleteIrreversibly.Value {
 					if err := s.applyBatchDelete(ctx, bulk, p, rec, &res); err != nil {
 						return err
 					}

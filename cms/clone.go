@@ -37,7 +37,7 @@ func (s *Service) Clone(ctx context.Context, kind Kind, id, mapID string) (Clone
 		now := s.Now()
 		src, err := tx.GetRecord(ctx, p.Account, kind, id)
 		if ErrorCode(err) == CodeNotFound {
-			return &Error{Code: CodeNotFound, Message: "There is no " + kind.Title() + " " + id + " to clone"}
+			return errNoneToClone(kind, id)
 		}
 		if err != nil {
 			return err
@@ -68,7 +68,7 @@ func (s *Service) Clone(ctx context.Context, kind Kind, id, mapID string) (Clone
 		// In the order of makeAliases, so concurrent writers hold the stems
 		// (LockAlias) in one order; then languages the account no longer
 		// has, whose aliases are unique too.
-		aliases := aliasesOf(clone)
+		aliases := clone.Common().URLAlias
 		order := aliasOrder(p.Langs)
 		for _, lang := range slices.Sorted(maps.Keys(*aliases)) {
 			if !slices.Contains(order, lang) {
@@ -167,15 +167,14 @@ func (s *Service) copyID(ctx context.Context, tx Store, account string, kind Kin
 // copyIDSet is the most candidate ids copyID asks at once.
 const copyIDSet = 1024
 
+// errNoneToClone is the 404 of a clone whose source is missing; a missing
+// batch's status answers it too (the interface's text), new each time.
+func errNoneToClone(kind Kind, id string) error {
+	return &Error{Code: CodeNotFound, Message: "There is no " + kind.Title() + " " + id + " to clone"}
+}
+
+// setCloneIdentity gives a clone its id, unpublished.
 func setCloneIdentity(rec Record, id string) {
-	switch r := rec.(type) {
-	case *Resource:
-		r.ID, r.Published = id, Some(false)
-	case *Map:
-		r.ID, r.Published = id, Some(false)
-	case *Landing:
-		r.ID, r.Published = id, Some(false)
-	case *Proposal:
-		r.ID, r.Published = id, Some(false)
-	}
+	c := rec.Common()
+	*c.ID, *c.Published = id, Some(false)
 }

@@ -214,21 +214,17 @@ func mapOrLandingTwin(kind Kind) Kind {
 }
 
 func (s *Service) touchAssigned(ctx context.Context, tx Store, account string, kind Kind, id string, now time.Time) error {
-	get, other := tx.ResourceMaps, KindMap
-	switch kind {
-	case KindResource:
-	case KindMap:
-		get, other = tx.MapResources, KindResource
-	default:
+	side, ok := sideOf(kind)
+	if !ok {
 		return nil
 	}
 	for _, role := range []Role{RolePrimary, RoleSecondary} {
-		ids, err := get(ctx, account, id, role)
+		ids, err := side.read(tx, ctx, account, id, role)
 		if err != nil {
 			return err
 		}
 		for _, o := range ids {
-			if err := tx.TouchRecord(ctx, account, other, o, now); err != nil {
+			if err := tx.TouchRecord(ctx, account, side.other, o, now); err != nil {
 				return err
 			}
 		}

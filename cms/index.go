@@ -22,22 +22,9 @@ type RecordIndex struct {
 // Index returns the index of rec. Adapters call it (on their document
 // codec); it decides what is indexed so that every adapter indexes the same.
 func (c *Codec) Index(rec Record) RecordIndex {
-	var ix RecordIndex
 	oc, v := c.kind(rec)
-	switch r := rec.(type) {
-	case *Resource:
-		ix.Published, ix.Lat, ix.Lon = r.Published.Value, r.LocationLat, r.LocationLon
-		ix.Aliases = aliases(r.URLAlias)
-	case *Map:
-		ix.Published, ix.Lat, ix.Lon = r.Published.Value, r.LocationLat, r.LocationLon
-		ix.Aliases = aliases(r.URLAlias)
-	case *Landing:
-		ix.Published = r.Published.Value
-		ix.Aliases = aliases(r.URLAlias)
-	case *Proposal:
-		ix.Published = r.Published.Value
-		ix.Aliases = aliases(r.URLAlias)
-	}
+	ix := recordIndex(rec)
+	ix.Aliases = aliases(*rec.Common().URLAlias)
 	ix.Refs = references(rec, oc.spec, v, "", nil)
 	return ix
 }

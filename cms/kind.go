@@ -44,12 +44,27 @@ func (k Kind) Title() string {
 func (k Kind) Plural() string { return k.Title() + "s" }
 
 // Record is implemented by the pointer of every record kind: *Resource,
-// *Map, *Landing and *Proposal.
+// *Map, *Landing and *Proposal. Each kind declares its methods in its own
+// file; code for every kind reads and sets the fields they share through
+// Common, never by a switch on the record's type.
 type Record interface {
 	// Kind returns the record's kind, whatever its contents.
 	Kind() Kind
 	// RecordID returns the record's id.
 	RecordID() string
+	// Common points at the fields every kind has.
+	Common() Common
+}
+
+// Common points at the fields every record has, whatever its kind. Setting
+// through a pointer sets the record's field.
+type Common struct {
+	ID                 *string
+	Published          *Opt[bool]
+	TimeLastUpdate     *string
+	Title              *Langs[string]
+	URLAlias           *Langs[string]
+	DeleteIrreversibly *Opt[bool]
 }
 
 // NewRecord returns an empty record of kind k.
@@ -67,26 +82,53 @@ func NewRecord(k Kind) Record {
 	return nil
 }
 
-// Kind returns KindResource.
-func (*Resource) Kind() Kind { return KindResource }
+// The parts only some kinds have, each declared by its kinds in their own
+// files; code for every kind asks a record for them.
+type (
+	// locatedRecord is a record with a position (Resources, Maps), which
+	// reads filter on by bbox.
+	locatedRecord interface {
+		location() (lat, lon Null[float64])
+	}
+	// assigningRecord is a record on one side of the Resource-Map
+	// assignments (Resources, Maps).
+	assigningRecord interface {
+		assignment() assignmentSide
+	}
+	// addingRecord is a record whose document lists take ...Add lists
+	// that append to them (poiResourceIdsAdd).
+	addingRecord interface {
+		addLists() []addList
+	}
+	// defaultedRecord is a record with defaults at creation besides
+	// published false.
+	defaultedRecord interface {
+		setCreationDefaults()
+	}
+	// countedRecord is a record that counts its reads (Proposals).
+	countedRecord interface {
+		setStats(count int64, last Null[string])
+	}
+)
 
-// Kind returns KindMap.
-func (*Map) Kind() Kind { return KindMap }
+// addList is a document list and the ...Add list of a body appended to
+// it.
+type addList struct {
+	list, add *Null[[]string]
+}
 
-// Kind returns KindLanding.
-func (*Landing) Kind() Kind { return KindLanding }
-
-// Kind returns KindProposal.
-func (*Proposal) Kind() Kind { return KindProposal }
-
-// RecordID returns r.ID.
-func (r *Resource) RecordID() string { return r.ID }
-
-// RecordID returns m.ID.
-func (m *Map) RecordID() string { return m.ID }
-
-// RecordID returns l.ID.
-func (l *Landing) RecordID() string { return l.ID }
-
-// RecordID returns p.ID.
-func (p *Proposal) RecordID() string { return p.ID }
+// newWithDefaults is a new record with the values a body that leaves them
+// out gets at creation: unpublished, and its kind's own defaults (a Map's
+// route planner settings).
+func newWithDefaults(kind Kind, id string) Record {
+	rec := NewRecord(kind)
+	if rec == nil {
+		return nil
+	}
+	c := rec.Common()
+	*c.ID, *c.Published = id, Some(false)
+	if d, ok := rec.(defaultedRecord); ok {
+		d.setCreationDefaults()
+	}
+	return rec
+}

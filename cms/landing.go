@@ -36,6 +36,17 @@ type Landing struct {
 	DeleteIrreversibly  Opt[bool]           `json:"deleteElementIrreversibly" cms:"writeonly" jsonschema_description:"true deletes the Landing irreversibly"`
 }
 
+// Kind returns KindLanding.
+func (*Landing) Kind() Kind { return KindLanding }
+
+// RecordID returns l.ID.
+func (l *Landing) RecordID() string { return l.ID }
+
+// Common points at l's fields every kind has.
+func (l *Landing) Common() Common {
+	return Common{&l.ID, &l.Published, &l.TimeLastUpdate, &l.Title, &l.URLAlias, &l.DeleteIrreversibly}
+}
+
 // LandingBlock is one item of a Landing's landingBlocks list.
 type LandingBlock struct {
 	Title            Langs[string]       `json:"title" jsonschema:"maxLength=200" jsonschema_description:"block title"`

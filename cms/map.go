@@ -61,6 +61,36 @@ type Map struct {
 	DeleteIrreversibly           Opt[bool]           `json:"deleteElementIrreversibly" cms:"writeonly" jsonschema_description:"true deletes the Map irreversibly"`
 }
 
+// Kind returns KindMap.
+func (*Map) Kind() Kind { return KindMap }
+
+// RecordID returns m.ID.
+func (m *Map) RecordID() string { return m.ID }
+
+// Common points at m's fields every kind has.
+func (m *Map) Common() Common {
+	return Common{&m.ID, &m.Published, &m.TimeLastUpdate, &m.Title, &m.URLAlias, &m.DeleteIrreversibly}
+}
+
+// setCreationDefaults sets the route planner's settings.
+func (m *Map) setCreationDefaults() {
+	m.RoutePlannerAuto, m.RoutePlannerColor, m.RoutePlannerWidth = Some(false), Some("#3388ff"), Some(3.0)
+}
+
+func (m *Map) location() (lat, lon Null[float64]) { return m.LocationLat, m.LocationLon }
+
+func (m *Map) addLists() []addList {
+	return []addList{{&m.POIResourceIDs, &m.POIResourceIDsAdd}}
+}
+
+// assignment is the Map's side: its Resources.
+func (m *Map) assignment() assignmentSide {
+	return assignmentSide{other: KindResource,
+		primary: &m.ResourceIDs, primaryAdd: &m.ResourceIDsAdd, secondary: &m.SecondaryResourceIDs, secondaryAdd: &m.SecondaryResourceIDsAdd,
+		secondaryName: "secondaryResourceIds", secondaryAddName: "secondaryResourceIdsAdd",
+		read: assignmentReader.MapResources, write: assignmentWriter.SetMapResources}
+}
+
 // TourDay is one item of a Map's tourMultiday list.
 type TourDay struct {
 	DayLabels        Opt[[]string]       `json:"dayLabels" cms:"daylabel" jsonschema:"maxItems=100" jsonschema_description:"days covered, labels of shape D1, D2, ..."`

@@ -49,21 +49,56 @@ const (
 	ActionDelete Action = "delete"
 )
 
-// Can reports whether p may do action on kind.
-func (p Principal) Can(kind Kind, action Action) bool {
-	return Allowed(p.Perms, kind, action)
+// Target is what a permission names: a record Kind, or an Area besides the
+// records.
+type Target interface {
+	targetName() string
 }
 
-// Allowed reports whether perms allow action on kind: "*" allows
-// everything, "<kind>:*" every action on a kind, "*:<action>" one action on
-// every kind, "<kind>:<action>" exactly that.
-func Allowed(perms []string, kind Kind, action Action) bool {
+func (k Kind) targetName() string { return string(k) }
+
+// Area is a permission target besides the four record kinds.
+type Area string
+
+// The areas.
+const (
+	// AreaFile is the account's uploaded files and media library.
+	AreaFile Area = "file"
+	// AreaWebhook is the account's webhooks.
+	AreaWebhook Area = "webhook"
+	// AreaUser is managing the account's users and languages.
+	AreaUser Area = "user"
+)
+
+func (a Area) targetName() string { return string(a) }
+
+// Areas lists every area.
+func Areas() []Area { return []Area{AreaFile, AreaWebhook, AreaUser} }
+
+// byAnyKind reports whether "*:<action>" (and "*:*") covers t: every kind
+// and files, never webhooks or users, which need their own grant (or "*"),
+// as they reach beyond the records a user may edit.
+func byAnyKind(t Target) bool {
+	return t != AreaWebhook && t != AreaUser
+}
+
+// Can reports whether p may do action on t (a Kind or an Area).
+func (p Principal) Can(t Target, action Action) bool {
+	return Allowed(p.Perms, t, action)
+}
+
+// Allowed reports whether perms allow action on t (a Kind or an Area):
+// "*" allows everything, "<kind>:*" every action on a kind (or area),
+// "*:<action>" one action on every kind and files, "<kind>:<action>"
+// exactly that.
+func Allowed(perms []string, t Target, action Action) bool {
+	name := t.targetName()
 	for _, perm := range perms {
 		if perm == "*" {
 			return true
 		}
 		k, a, ok := strings.Cut(perm, ":")
-		if ok && (k == "*" || k == string(kind)) && (a == "*" || a == string(action)) {
+		if ok && (k == name || k == "*" && byAnyKind(t)) && (a == "*" || a == string(action)) {
 			return true
 		}
 	}
@@ -84,7 +119,7 @@ func (s *Service) caller(ctx context.Context, kind Kind, action Action) (Princip
 
 // ParsePerms reads a comma-separated permission list ("resource:read,
 // map:*"); the empty string is no permission at all. Each entry must be
-// "*" or "<kind|*>:<action|*>".
+// "*" or "<kind|area|*>:<action|*>".
 func ParsePerms(list string) ([]string, error) {
 	if strings.TrimSpace(list) == "" {
 		return []string{}, nil
@@ -106,7 +141,7 @@ func CheckPerms(perms []string) error {
 		if !validPerm(perm) {
 			return &Error{Code: CodeInvalid, Message: fmt.Sprintf(
 				"permission %q: want *, <kind>:<action>, <kind>:* or *:<action> (kinds %s; actions read, write, delete)",
-				perm, kindList())}
+				perm, targetList())}
 		}
 	}
 	return nil
@@ -120,15 +155,19 @@ func validPerm(perm string) bool {
 	if !ok {
 		return false
 	}
-	kindOK := k == "*" || slices.Contains(Kinds(), Kind(k))
+	kindOK := k == "*" || slices.Contains(Kinds(), Kind(k)) || slices.Contains(Areas(), Area(k))
 	actionOK := a == "*" || slices.Contains([]Action{ActionRead, ActionWrite, ActionDelete}, Action(a))
 	return kindOK && actionOK
 }
 
-func kindList() string {
-	names := make([]string, 0, 4)
+// targetList names the kinds and areas a permission may name.
+func targetList() string {
+	var names []string
 	for _, k := range Kinds() {
 		names = append(names, string(k))
+	}
+	for _, a := range Areas() {
+		names = append(names, string(a))
 	}
 	return strings.Join(names, ", ")
 }

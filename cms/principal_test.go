@@ -68,3 +68,55 @@ func TestPrincipalContext(t *testing.T) {
 		t.Errorf("got %+v %v", got, ok)
 	}
 }
+
+// TestAllowedAreas: the areas beside the kinds (DECISIONS §1). "*" covers
+// them all; "*:<action>" and "*:*" cover files, never webhooks or users.
+func TestAllowedAreas(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		perms  []string
+		target Target
+		action Action
+		want   bool
+	}{
+		{[]string{"*"}, AreaUser, ActionWrite, true},
+		{[]string{"*"}, AreaWebhook, ActionDelete, true},
+		{[]string{"*:read"}, AreaFile, ActionRead, true},
+		{[]string{"*:read"}, AreaUser, ActionRead, false},
+		{[]string{"*:read"}, AreaWebhook, ActionRead, false},
+		{[]string{"*:*"}, AreaFile, ActionDelete, true},
+		{[]string{"*:*"}, AreaUser, ActionRead, false},
+		{[]string{"*:*"}, AreaWebhook, ActionWrite, false},
+		{[]string{"*:*"}, KindProposal, ActionDelete, true},
+		{[]string{"user:*"}, AreaUser, ActionDelete, true},
+		{[]string{"user:*"}, KindResource, ActionRead, false},
+		{[]string{"webhook:write"}, AreaWebhook, ActionWrite, true},
+		{[]string{"webhook:write"}, AreaWebhook, ActionRead, false},
+		{[]string{"file:read"}, AreaFile, ActionRead, true},
+		{[]string{"file:read"}, KindResource, ActionRead, false},
+		{[]string{"resource:*"}, AreaFile, ActionRead, false},
+	}
+	for _, c := range cases {
+		if got := Allowed(c.perms, c.target, c.action); got != c.want {
+			t.Errorf("Allowed(%q, %s, %s) = %v, want %v", c.perms, c.target.targetName(), c.action, got, c.want)
+		}
+		if got := (Principal{Perms: c.perms}).Can(c.target, c.action); got != c.want {
+			t.Errorf("Can(%q, %s, %s) = %v, want %v", c.perms, c.target.targetName(), c.action, got, c.want)
+		}
+	}
+}
+
+// TestParsePermsAreas: permissions may name the areas; their names are
+// exact.
+func TestParsePermsAreas(t *testing.T) {
+	t.Parallel()
+	got, err := ParsePerms("file:read, webhook:write, user:*")
+	if err != nil || strings.Join(got, ",") != "file:read,webhook:write,user:*" {
+		t.Errorf("ParsePerms = %q, %v", got, err)
+	}
+	for _, bad := range []string{"files:read", "User:read", "user:edit", "webhook"} {
+		if _, err := ParsePerms(bad); ErrorCode(err) != CodeInvalid || !strings.Contains(err.Error(), "file, webhook, user") {
+			t.Errorf("ParsePerms(%q): %v", bad, err)
+		}
+	}
+}

@@ -36,6 +36,23 @@ type Proposal struct {
 	DeleteIrreversibly Opt[bool]             `json:"deleteElementIrreversibly" cms:"writeonly" jsonschema_description:"true deletes the Proposal irreversibly"`
 }
 
+// Kind returns KindProposal.
+func (*Proposal) Kind() Kind { return KindProposal }
+
+// RecordID returns p.ID.
+func (p *Proposal) RecordID() string { return p.ID }
+
+// Common points at p's fields every kind has.
+func (p *Proposal) Common() Common {
+	return Common{&p.ID, &p.Published, &p.TimeLastUpdate, &p.Title, &p.URLAlias, &p.DeleteIrreversibly}
+}
+
+// setStats sets the read-only access counters, which the store keeps
+// beside the document.
+func (p *Proposal) setStats(count int64, last Null[string]) {
+	p.StatsAccess, p.StatsLastAccess = count, last
+}
+
 // RelatedContent is one item of a Proposal's relatedContents list.
 type RelatedContent struct {
 	Title            Langs[string]       `json:"title" jsonschema:"maxLength=200" jsonschema_description:"related content title"`

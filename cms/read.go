@@ -142,16 +142,9 @@ func (b BBox) Contains(lat, lon float64) bool {
 
 // recordIndex is the part of the index Read filters on.
 func recordIndex(rec Record) RecordIndex {
-	var ix RecordIndex
-	switch r := rec.(type) {
-	case *Resource:
-		ix.Published, ix.Lat, ix.Lon = r.Published.Value, r.LocationLat, r.LocationLon
-	case *Map:
-		ix.Published, ix.Lat, ix.Lon = r.Published.Value, r.LocationLat, r.LocationLon
-	case *Landing:
-		ix.Published = r.Published.Value
-	case *Proposal:
-		ix.Published = r.Published.Value
+	ix := RecordIndex{Published: rec.Common().Published.Value}
+	if l, ok := rec.(locatedRecord); ok {
+		ix.Lat, ix.Lon = l.location()
 	}
 	return ix
 }
@@ -159,21 +152,13 @@ func recordIndex(rec Record) RecordIndex {
 // Wire fills the read-only fields of an entry's record for the wire:
 // timeLastUpdate, and a Proposal's access counters.
 func (s *Service) Wire(e *Entry) Record {
-	ts := s.Timestamp(e.Updated)
-	switch r := e.Record.(type) {
-	case *Resource:
-		r.TimeLastUpdate = ts
-	case *Map:
-		r.TimeLastUpdate = ts
-	case *Landing:
-		r.TimeLastUpdate = ts
-	case *Proposal:
-		r.TimeLastUpdate = ts
-		r.StatsAccess = e.StatsAccess
-		r.StatsLastAccess = Null[string]{Set: true}
+	*e.Record.Common().TimeLastUpdate = s.Timestamp(e.Updated)
+	if c, ok := e.Record.(countedRecord); ok {
+		last := Null[string]{Set: true}
 		if !e.StatsLastAccess.IsZero() {
-			r.StatsLastAccess = NullOf(s.Timestamp(e.StatsLastAccess))
+			last = NullOf(s.Timestamp(e.StatsLastAccess))
 		}
+		c.setStats(e.StatsAccess, last)
 	}
 	return e.Record
 }

@@ -120,18 +120,29 @@ func (s *Service) checkReferences(ctx context.Context, tx upsertStore, p Princip
 		}
 		maps.Copy(exists[k], ids)
 	}
-	self := func(k Kind, id string) bool { return k == patch.Kind() && id == patch.RecordID() }
+	found := func(k Kind, id string) bool {
+		return exists[k][id] || k == patch.Kind() && id == patch.RecordID() // a record may name itself
+	}
 	var problems []fieldProblem
 	for _, u := range uses {
-		ok := false
-		for _, k := range refKinds(u.toKind) {
-			ok = ok || exists[k][u.id] || self(k, u.id)
-		}
-		if !ok {
-			problems = append(problems, fieldProblem{u.path, refKindText(u.toKind) + " " + u.id + " does not exist"})
+		if problem, missing := referenceRule(u, refKinds(u.toKind), found); missing {
+			problems = append(problems, problem)
 		}
 	}
 	return problems, nil
+}
+
+// referenceRule is the rule of an id a body names: it must be a record of
+// one of kinds that exists (found tells). When it is not, referenceRule
+// returns the problem that names it. Single upserts (checkReferences) and
+// batches (checkBatch, with the kinds the batch leaves) judge it here.
+func referenceRule(u refUse, kinds []Kind, found func(k Kind, id string) bool) (fieldProblem, bool) {
+	for _, k := range kinds {
+		if found(k, u.id) {
+			return fieldProblem{}, false
+		}
+	}
+	return fieldProblem{u.path, refKindText(u.toKind) + " " + u.id + " does not exist"}, true
 }
 
 // existence tells, per kind, which of the ids uses name exist.
@@ -252,12 +263,9 @@ func refKindText(toKind string) string {
 // (null when empty); other kinds have none. Adapters fill read
 // records with it.
 func SetAssignmentLists(rec Record, primary, secondary []string) {
-	p, s := assignedList(primary), assignedList(secondary)
-	switch r := rec.(type) {
-	case *Resource:
-		r.MapIDs, r.MapSecondaryIDs = p, s
-	case *Map:
-		r.ResourceIDs, r.SecondaryResourceIDs = p, s
+	if a, ok := rec.(assigningRecord); ok {
+		side := a.assignment()
+		*side.primary, *side.secondary = assignedList(primary), assignedList(secondary)
 	}
 }
 
@@ -270,50 +278,73 @@ func assignedList(ids []string) Null[[]string] {
 	return NullOf(ids)
 }
 
-// assignmentSide is one side of the Resource-Map assignments as a body
-// gives it.
+// assignmentSide is a Resource's or a Map's side of the Resource-Map
+// assignments: its lists, and what differs between the two sides. Each
+// kind makes its own (Resource.assignment, Map.assignment).
 type assignmentSide struct {
-	other                   Kind
-	id                      string
-	primary, primaryAdd     Null[[]string]
-	secondary, secondaryAdd Null[[]string]
-	set                     func(ctx context.Context, account, id string, role Role, ids []string) error
+	// other is the kind on the other side.
+	other Kind
+	// The record's lists: replacing and adding, per role.
+	primary, primaryAdd     *Null[[]string]
+	secondary, secondaryAdd *Null[[]string]
+	// secondaryName and secondaryAddName are the wire names of the
+	// secondary lists, which problems name.
+	secondaryName, secondaryAddName string
+	// read and write are the store's look-up and write of this side's
+	// list of a role.
+	read  func(st assignmentReader, ctx context.Context, account, id string, role Role) ([]string, error)
+	write func(st assignmentWriter, ctx context.Context, account, id string, role Role, ids []string) error
+}
+
+// assignmentReader and assignmentWriter are the store's assignment
+// look-ups and writes, from either side.
+type (
+	assignmentReader interface {
+		MapResources(ctx context.Context, account, mapID string, role Role) ([]string, error)
+		ResourceMaps(ctx context.Context, account, resourceID string, role Role) ([]string, error)
+	}
+	assignmentWriter interface {
+		SetMapResources(ctx context.Context, account, mapID string, role Role, resourceIDs []string) error
+		SetResourceMaps(ctx context.Context, account, resourceID string, role Role, mapIDs []string) error
+	}
+)
+
+// sideOf is the assignment side of kind (false: kind has none).
+func sideOf(kind Kind) (assignmentSide, bool) {
+	a, ok := NewRecord(kind).(assigningRecord)
+	if !ok {
+		return assignmentSide{}, false
+	}
+	return a.assignment(), true
 }
 
 // assignedKind is the kind on the other side of kind's assignments ("":
 // kind has none).
 func assignedKind(kind Kind) Kind {
-	switch kind {
-	case KindResource:
-		return KindMap
-	case KindMap:
-		return KindResource
-	}
-	return ""
+	side, _ := sideOf(kind)
+	return side.other
 }
 
 // assignedLists returns a stored record's assignment lists (GetRecord
 // fills them), by role.
 func assignedLists(rec Record) map[Role][]string {
-	switch r := rec.(type) {
-	case *Resource:
-		return map[Role][]string{RolePrimary: r.MapIDs.Value, RoleSecondary: r.MapSecondaryIDs.Value}
-	case *Map:
-		return map[Role][]string{RolePrimary: r.ResourceIDs.Value, RoleSecondary: r.SecondaryResourceIDs.Value}
+	a, ok := rec.(assigningRecord)
+	if !ok {
+		return map[Role][]string{}
 	}
-	return map[Role][]string{}
+	side := a.assignment()
+	return map[Role][]string{RolePrimary: side.primary.Value, RoleSecondary: side.secondary.Value}
 }
 
 // namesAssignments tells whether a body sets an assignment list of its
 // Resource or Map (replacing or adding).
 func namesAssignments(patch Record) bool {
-	switch r := patch.(type) {
-	case *Resource:
-		return r.MapIDs.Set || r.MapIDsAdd.Set || r.MapSecondaryIDs.Set || r.MapSecondaryIDsAdd.Set
-	case *Map:
-		return r.ResourceIDs.Set || r.ResourceIDsAdd.Set || r.SecondaryResourceIDs.Set || r.SecondaryResourceIDsAdd.Set
+	a, ok := patch.(assigningRecord)
+	if !ok {
+		return false
 	}
-	return false
+	side := a.assignment()
+	return side.primary.Set || side.primaryAdd.Set || side.secondary.Set || side.secondaryAdd.Set
 }
 
 // assign applies a body's assignment lists to the lists before (replace
@@ -322,17 +353,11 @@ func namesAssignments(patch Record) bool {
 // new timeLastUpdate. It returns the lists after and whether anything
 // changed.
 func (s *Service) assign(ctx context.Context, tx upsertStore, account string, patch Record, before map[Role][]string, now time.Time) (map[Role][]string, bool, error) {
-	var a assignmentSide
-	switch r := patch.(type) {
-	case *Resource:
-		a = assignmentSide{other: KindMap, id: r.ID, primary: r.MapIDs, primaryAdd: r.MapIDsAdd,
-			secondary: r.MapSecondaryIDs, secondaryAdd: r.MapSecondaryIDsAdd, set: tx.SetResourceMaps}
-	case *Map:
-		a = assignmentSide{other: KindResource, id: r.ID, primary: r.ResourceIDs, primaryAdd: r.ResourceIDsAdd,
-			secondary: r.SecondaryResourceIDs, secondaryAdd: r.SecondaryResourceIDsAdd, set: tx.SetMapResources}
-	default:
+	ar, ok := patch.(assigningRecord)
+	if !ok {
 		return before, false, nil
 	}
+	a, id := ar.assignment(), patch.RecordID()
 	if !a.primary.Set && !a.primaryAdd.Valid && !a.secondary.Set && !a.secondaryAdd.Valid {
 		return before, false, nil
 	}
@@ -348,8 +373,8 @@ func (s *Service) assign(ctx context.Context, tx upsertStore, account string, pa
 		role Role
 		list Null[[]string]
 		add  bool
-	}{{RolePrimary, a.primary, false}, {RoleSecondary, a.secondary, false},
-		{RolePrimary, a.primaryAdd, true}, {RoleSecondary, a.secondaryAdd, true}} {
+	}{{RolePrimary, *a.primary, false}, {RoleSecondary, *a.secondary, false},
+		{RolePrimary, *a.primaryAdd, true}, {RoleSecondary, *a.secondaryAdd, true}} {
 		switch {
 		case !step.list.Set || step.add && !step.list.Valid:
 		case step.add:
@@ -361,7 +386,7 @@ func (s *Service) assign(ctx context.Context, tx upsertStore, account string, pa
 	var changed []AssignmentList
 	for _, role := range []Role{RolePrimary, RoleSecondary} {
 		if !slices.Equal(before[role], after[role]) {
-			changed = append(changed, AssignmentList{Owner: a.id, Role: role, IDs: after[role]})
+			changed = append(changed, AssignmentList{Owner: id, Role: role, IDs: after[role]})
 		}
 	}
 	if len(changed) == 0 {
@@ -376,7 +401,7 @@ func (s *Service) assign(ctx context.Context, tx upsertStore, account string, pa
 		}
 	} else {
 		for _, l := range changed {
-			if err := a.set(ctx, account, a.id, l.Role, l.IDs); err != nil {
+			if err := a.write(tx, ctx, account, id, l.Role, l.IDs); err != nil {
 				return nil, false, err
 			}
 		}

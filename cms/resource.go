@@ -71,3 +71,30 @@ type Resource struct {
 // ResourceTypeTrack is the resourceType that marks a track; the TRACK-only
 // fields may hold values only on such Resources.
 const ResourceTypeTrack = "TRACK"
+
+// Kind returns KindResource.
+func (*Resource) Kind() Kind { return KindResource }
+
+// RecordID returns r.ID.
+func (r *Resource) RecordID() string { return r.ID }
+
+// Common points at r's fields every kind has.
+func (r *Resource) Common() Common {
+	return Common{&r.ID, &r.Published, &r.TimeLastUpdate, &r.Title, &r.URLAlias, &r.DeleteIrreversibly}
+}
+
+func (r *Resource) setCreationDefaults() { r.HideInList = Some(false) }
+
+func (r *Resource) location() (lat, lon Null[float64]) { return r.LocationLat, r.LocationLon }
+
+func (r *Resource) addLists() []addList {
+	return []addList{{&r.POIResourceIDs, &r.POIResourceIDsAdd}}
+}
+
+// assignment is the Resource's side: its Maps.
+func (r *Resource) assignment() assignmentSide {
+	return assignmentSide{other: KindMap,
+		primary: &r.MapIDs, primaryAdd: &r.MapIDsAdd, secondary: &r.MapSecondaryIDs, secondaryAdd: &r.MapSecondaryIDsAdd,
+		secondaryName: "mapSecondaryIds", secondaryAddName: "mapSecondaryIdsAdd",
+		read: assignmentReader.ResourceMaps, write: assignmentWriter.SetResourceMaps}
+}

@@ -92,7 +92,7 @@ func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *Upse
 	if opts != nil {
 		o = *opts
 	}
-	if deleteAsked(patch) && problems == nil {
+	if patch.Common().DeleteIrreversibly.Value && problems == nil {
 		if !p.Can(kind, ActionDelete) {
 			return UpsertResult{}, errForbidden()
 		}
@@ -172,7 +172,7 @@ func (s *Service) upsertIn(ctx context.Context, tx upsertStore, p Principal, cod
 			before = s.doc.Marshal(merged)
 		}
 		assigned = assignedLists(merged)
-		held = maps.Clone(*aliasesOf(merged))
+		held = maps.Clone(*merged.Common().URLAlias)
 	} else {
 		merged = newWithDefaults(kind, id)
 	}
@@ -231,37 +231,6 @@ func errPrecondition() error {
 	return &Error{Code: CodePrecondition, Message: "Precondition failed"}
 }
 
-func deleteAsked(rec Record) bool {
-	switch r := rec.(type) {
-	case *Resource:
-		return r.DeleteIrreversibly.Value
-	case *Map:
-		return r.DeleteIrreversibly.Value
-	case *Landing:
-		return r.DeleteIrreversibly.Value
-	case *Proposal:
-		return r.DeleteIrreversibly.Value
-	}
-	return false
-}
-
-// newWithDefaults is a new record with the values a body that leaves them
-// out gets at creation: unpublished, and a Map's route planner settings.
-func newWithDefaults(kind Kind, id string) Record {
-	switch kind {
-	case KindResource:
-		return &Resource{ID: id, Published: Some(false), HideInList: Some(false)}
-	case KindMap:
-		return &Map{ID: id, Published: Some(false), RoutePlannerAuto: Some(false),
-			RoutePlannerColor: Some("#3388ff"), RoutePlannerWidth: Some(3.0)}
-	case KindLanding:
-		return &Landing{ID: id, Published: Some(false)}
-	case KindProposal:
-		return &Proposal{ID: id, Published: Some(false)}
-	}
-	return nil
-}
-
 // mergeRecord copies every field present in patch onto dst: a field replaces
 // the stored one, a language variant only its language. Read-only and
 // write-only fields and the id stay. The ...Add lists of the document
@@ -311,13 +280,11 @@ func mergeRecord(spec *typeSpec, dst, patch Record) {
 			to.Set(from)
 		}
 	}
-	switch p := patch.(type) {
-	case *Resource:
-		d := dst.(*Resource)
-		d.POIResourceIDs = appendNew(d.POIResourceIDs, p.POIResourceIDsAdd)
-	case *Map:
-		d := dst.(*Map)
-		d.POIResourceIDs = appendNew(d.POIResourceIDs, p.POIResourceIDsAdd)
+	if d, ok := dst.(addingRecord); ok {
+		to, from := d.addLists(), patch.(addingRecord).addLists()
+		for i := range to {
+			*to[i].list = appendNew(*to[i].list, *from[i].add)
+		}
 	}
 }
 

@@ -253,26 +253,21 @@ func joinList(list []string) string {
 // roles of one Resource-Map assignment (a Resource is a Map's primary or
 // secondary, never both).
 func bodyProblems(rec Record, add func(path, text string)) {
-	switch r := rec.(type) {
-	case *Resource:
-		bothRoles(add, "Map", r.MapIDs, r.MapIDsAdd, "mapSecondaryIds", r.MapSecondaryIDs, "mapSecondaryIdsAdd", r.MapSecondaryIDsAdd)
-	case *Map:
-		bothRoles(add, "Resource", r.ResourceIDs, r.ResourceIDsAdd, "secondaryResourceIds", r.SecondaryResourceIDs, "secondaryResourceIdsAdd", r.SecondaryResourceIDsAdd)
+	a, ok := rec.(assigningRecord)
+	if !ok {
+		return
 	}
-}
-
-func bothRoles(add func(path, text string), other string, primary, primaryAdd Null[[]string],
-	secondaryName string, secondary Null[[]string], secondaryAddName string, secondaryAdd Null[[]string]) {
-	primaries := append(slices.Clip(primary.Value), primaryAdd.Value...)
+	side := a.assignment()
+	primaries := append(slices.Clip(side.primary.Value), side.primaryAdd.Value...)
 	check := func(name string, list []string) {
 		for i, id := range list {
 			if slices.Contains(primaries, id) {
-				add(name+"["+strconv.Itoa(i)+"]", other+" "+id+" is also given as PRIMARY")
+				add(name+"["+strconv.Itoa(i)+"]", side.other.Title()+" "+id+" is also given as PRIMARY")
 			}
 		}
 	}
-	check(secondaryName, secondary.Value)
-	check(secondaryAddName, secondaryAdd.Value)
+	check(side.secondaryName, side.secondary.Value)
+	check(side.secondaryAddName, side.secondaryAdd.Value)
 }
 
 // trackOnly checks the TRACK rule (trackRule) on a whole record.

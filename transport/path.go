@@ -92,7 +92,7 @@ func wrong(why string) error {
 // The path keywords are cms's (cms.OptPublished, ..., cms.KeywordClone,
 // ...). They match only as written: a percent-encoded keyword is not one (it
 // reads as a reserved id, or an unknown option), so every reader of the raw
-// path (pathAction, which picks the permission) sees the same route as this
+// path (rawEndpoint, which picks the permission) sees the same route as this
 // parser.
 
 // parsePath reads the path after "/api/bw/v2/" (r.URL.EscapedPath() with

@@ -52,16 +52,17 @@ func (h *Handler) authenticate(r *http.Request) (*Claims, cms.Principal, error) 
 	return claims, p, nil
 }
 
-// authorize is the one permission check of every record endpoint: 401
-// without a valid token, 403 without the permission, decided before the
-// body or the ids are looked at. On success the context carries the
+// authorize is the one permission check of every endpoint that needs one
+// (the permissions table tells which): 401 without a valid token, 403
+// without the permission to do action on target, decided before the body
+// or the ids are looked at. On success the context carries the
 // principal, with its account's languages of now.
-func (h *Handler) authorize(r *http.Request, kind cms.Kind, action cms.Action) (context.Context, error) {
+func (h *Handler) authorize(r *http.Request, target cms.Target, action cms.Action) (context.Context, error) {
 	_, p, err := h.authenticate(r)
 	if err != nil {
 		return nil, err
 	}
-	if !p.Can(kind, action) {
+	if !p.Can(target, action) {
 		return nil, &cms.Error{Code: cms.CodeForbidden, Message: "Forbidden"}
 	}
 	// The account's languages of now decode, encode and validate, not

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/bwcms/cms/cms"
 )
@@ -31,15 +30,16 @@ func (h *Handler) serveRecords(w http.ResponseWriter, r *http.Request, rest stri
 			return
 		}
 	}
-	kind, action := pathAction(r.Method, rest)
+	kind, e := rawEndpoint(r.Method, rest)
 	if slices.Contains(cms.Kinds(), kind) { // never a label a client makes up
 		nameRoute(r, string(kind)+" bad path") // named again below when it parsed
 	}
 	if perr == nil {
-		kind, action = rp.Kind, endpointAction(rp.Endpoint)
+		kind, e = rp.Kind, rp.Endpoint
 		nameRoute(r, string(rp.Kind)+" "+rp.Endpoint.String())
 	}
-	ctx, err := h.authorize(r, kind, action)
+	target, action := permissionOf(r.Method, kind, e)
+	ctx, err := h.authorize(r, target, action)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -176,31 +176,4 @@ func (h *Handler) clone(w http.ResponseWriter, r *http.Request, rp *recordPath) 
 		return
 	}
 	writeJSON(w, http.StatusCreated, cloneBody{"Cloned " + rp.Kind.Title() + " " + res.ID + " to " + rp.Kind.Title() + " " + res.NewID, res.NewID})
-}
-
-// endpointAction is the permission an endpoint needs: write for create,
-// update, clone and batch, delete for delete, read for the rest.
-func endpointAction(e endpoint) cms.Action {
-	switch e {
-	case endpointUpsert, endpointClone, endpointBatch:
-		return cms.ActionWrite
-	case endpointDelete:
-		return cms.ActionDelete
-	}
-	return cms.ActionRead
-}
-
-// pathAction tells the kind and the permission a malformed path needs
-// (authorization comes before its options are judged); keywords count as
-// written, never percent-decoded, as in parsePath.
-func pathAction(method, rest string) (cms.Kind, cms.Action) {
-	kindSeg, after, _ := strings.Cut(rest, "/")
-	second, _, _ := strings.Cut(after, "/")
-	switch {
-	case second == cms.KeywordClone || method == http.MethodPost:
-		return cms.Kind(kindSeg), cms.ActionWrite
-	case method == http.MethodDelete:
-		return cms.Kind(kindSeg), cms.ActionDelete
-	}
-	return cms.Kind(kindSeg), cms.ActionRead
 }

@@ -85,42 +85,37 @@ func isOpt(t reflect.Type) bool {
 // lists (see takeAssignments): the read-only fields are not in the
 // document, and write-only fields are never kept.
 func storedForm(rec cms.Record) cms.Record {
-	switch r := rec.(type) {
-	case *cms.Resource:
-		c := *r
-		c.TimeLastUpdate = ""
-		c.MapIDsAdd, c.MapSecondaryIDsAdd, c.POIResourceIDsAdd = cms.Null[[]string]{}, cms.Null[[]string]{}, cms.Null[[]string]{}
-		c.DeleteIrreversibly = cms.Opt[bool]{}
-		return &c
-	case *cms.Map:
-		c := *r
-		c.TimeLastUpdate = ""
-		c.ResourceIDsAdd, c.SecondaryResourceIDsAdd, c.POIResourceIDsAdd = cms.Null[[]string]{}, cms.Null[[]string]{}, cms.Null[[]string]{}
-		c.DeleteIrreversibly = cms.Opt[bool]{}
-		return &c
-	case *cms.Landing:
-		c := *r
-		c.TimeLastUpdate, c.DeleteIrreversibly = "", cms.Opt[bool]{}
-		return &c
-	case *cms.Proposal:
-		c := *r
-		c.TimeLastUpdate, c.StatsAccess, c.StatsLastAccess, c.DeleteIrreversibly = "", 0, cms.Null[string]{}, cms.Opt[bool]{}
-		return &c
+	v := reflect.New(reflect.TypeOf(rec).Elem())
+	v.Elem().Set(reflect.ValueOf(rec).Elem())
+	for _, f := range reflect.VisibleFields(v.Elem().Type()) {
+		if hasOption(f, "readonly") || hasOption(f, "writeonly") {
+			v.Elem().FieldByIndex(f.Index).SetZero()
+		}
 	}
-	panic(fmt.Sprintf("cmstest: unknown record %T", rec))
+	return v.Interface().(cms.Record)
 }
 
 // assignmentLists returns pointers to the two assignment lists of a
 // Resource (mapIds, mapSecondaryIds) or a Map (resourceIds,
-// secondaryResourceIds); nil for the other kinds.
+// secondaryResourceIds): the fields tagged assign, primary first; nil for
+// the other kinds.
 func assignmentLists(rec cms.Record) (primary, secondary *cms.Null[[]string]) {
-	switch r := rec.(type) {
-	case *cms.Resource:
-		return &r.MapIDs, &r.MapSecondaryIDs
-	case *cms.Map:
-		return &r.ResourceIDs, &r.SecondaryResourceIDs
+	v := reflect.ValueOf(rec).Elem()
+	var lists []*cms.Null[[]string]
+	for _, f := range reflect.VisibleFields(v.Type()) {
+		if hasOption(f, "assign") {
+			lists = append(lists, v.FieldByIndex(f.Index).Addr().Interface().(*cms.Null[[]string]))
+		}
 	}
-	return nil, nil
+	if len(lists) != 2 {
+		return nil, nil
+	}
+	return lists[0], lists[1]
+}
+
+// hasOption reports whether f's cms tag names option.
+func hasOption(f reflect.StructField, option string) bool {
+	return slices.Contains(strings.Split(f.Tag.Get("cms"), ","), option)
 }
 
 // takeAssignments returns the assignment lists of a record read from a

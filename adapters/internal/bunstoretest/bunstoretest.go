@@ -486,13 +486,7 @@ func AliasNormalFormMigration(t *testing.T, s *bunstore.Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got cms.Langs[string]
-		switch r := e.Record.(type) {
-		case *cms.Resource:
-			got = r.URLAlias
-		case *cms.Map:
-			got = r.URLAlias
-		}
+		got := *e.Record.Common().URLAlias
 		if len(got) != len(w.aliases) {
 			t.Errorf("%s %s: aliases %+q, want %+q", w.kind, w.id, got, w.aliases)
 		}
