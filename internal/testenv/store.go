@@ -50,11 +50,7 @@ func SQLiteAt(path string) Opener {
 	return func(tb testing.TB) cms.Store {
 		tb.Helper()
 		s, err := sqlite.Open(tb.Context(), path, nil)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		tb.Cleanup(func() { s.Close() })
-		return s
+		return closedAtEnd(tb, s, err)
 	}
 }
 
@@ -70,12 +66,22 @@ func PostgresAt(dsn string, o *postgres.Options) Opener {
 	return func(tb testing.TB) cms.Store {
 		tb.Helper()
 		s, err := postgres.Open(tb.Context(), dsn, o)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		tb.Cleanup(func() { s.Close() })
-		return s
+		return closedAtEnd(tb, s, err)
 	}
+}
+
+// closedAtEnd returns the store s that opening gave, closed when the test
+// ends, or fails the test with the opening's err.
+func closedAtEnd[S interface {
+	cms.Store
+	Close() error
+}](tb testing.TB, s S, err error) cms.Store {
+	tb.Helper()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
 }
 
 // SharedSQLite returns an opener of stores on one new SQLite file.
