@@ -14,16 +14,14 @@ package bwcmstest
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/http/httptest"
 	"sync"
 	"testing"
 
-	"github.com/bwcms/cms/adapters/postgres"
-	"github.com/bwcms/cms/adapters/sqlite"
 	"github.com/bwcms/cms/client"
 	"github.com/bwcms/cms/cms"
+	"github.com/bwcms/cms/internal/testenv"
 	"github.com/bwcms/cms/transport"
 )
 
@@ -102,10 +100,10 @@ func Start(ctx context.Context, opts *Options) (api *API, err error) {
 			api.Close()
 		}
 	}()
-	if api.Store, api.dropStore, err = openStore(ctx, o.PostgresDSN); err != nil {
+	if api.Store, api.dropStore, err = testenv.Open(ctx, o.PostgresDSN, "bwcmstest_"); err != nil {
 		return nil, err
 	}
-	so := cms.Options{Passwords: cms.PasswordParams{Memory: 64, Time: 1, Threads: 1}}
+	so := testenv.ServiceOptions(nil)
 	if o.Service != nil {
 		o.Service(&so)
 	}
@@ -121,10 +119,8 @@ func Start(ctx context.Context, opts *Options) (api *API, err error) {
 	if api.Handler, err = transport.NewHandler(api.Service, &ho); err != nil {
 		return nil, err
 	}
-	if err := api.Service.CreateAccount(ctx, Account, o.Langs); err != nil {
-		return nil, err
-	}
-	if err := api.Service.CreateUser(ctx, cms.NewUser{Name: Admin, Account: Account, Password: Password, Perms: []string{"*"}}); err != nil {
+	admin := testenv.Account{Name: Account, Langs: o.Langs, Users: []testenv.User{{Name: Admin, Perms: []string{"*"}}}}
+	if err := testenv.CreateAccounts(ctx, api.Service, Password, admin); err != nil {
 		return nil, err
 	}
 	runCtx, stop := context.WithCancel(ctx)
@@ -172,10 +168,7 @@ func (a *API) User(tb testing.TB, name string, perms ...string) *client.Client {
 
 // AddUser is User outside a test.
 func (a *API) AddUser(ctx context.Context, name string, perms ...string) (*client.Client, error) {
-	if perms == nil {
-		perms = []string{}
-	}
-	if err := a.Service.CreateUser(ctx, cms.NewUser{Name: name, Account: Account, Password: Password, Perms: perms}); err != nil {
+	if err := testenv.CreateUsers(ctx, a.Service, Account, Password, testenv.User{Name: name, Perms: perms}); err != nil {
 		return nil, err
 	}
 	return a.NewClient(ctx, name, Password)
@@ -191,31 +184,4 @@ func (a *API) NewClient(ctx context.Context, user, password string) (*client.Cli
 		return nil, fmt.Errorf("login %s: %w", user, err)
 	}
 	return c, nil
-}
-
-// openStore opens SQLite in memory, or a new schema of the PostgreSQL
-// database at dsn; closing drops that schema.
-func openStore(ctx context.Context, dsn string) (cms.Store, func() error, error) {
-	if dsn == "" {
-		s, err := sqlite.Open(ctx, sqlite.Memory, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		return s, s.Close, nil
-	}
-	suffix := make([]byte, 6)
-	rand.Read(suffix)
-	schema := "bwcmstest_" + hex.EncodeToString(suffix)
-	s, err := postgres.Open(ctx, dsn, &postgres.Options{Schema: schema})
-	if err != nil {
-		return nil, nil, err
-	}
-	return s, func() error {
-		_, err := s.Write().ExecContext(context.Background(), `DROP SCHEMA "`+schema+`" CASCADE`)
-		s.Close()
-		if err != nil {
-			return fmt.Errorf("dropping schema %s: %w", schema, err)
-		}
-		return nil
-	}, nil
 }

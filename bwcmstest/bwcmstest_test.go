@@ -2,12 +2,12 @@ package bwcmstest_test
 
 import (
 	"errors"
-	"os"
 	"testing"
 
 	"github.com/bwcms/cms/bwcmstest"
 	"github.com/bwcms/cms/client"
 	"github.com/bwcms/cms/cms"
+	"github.com/bwcms/cms/internal/testenv"
 )
 
 // TestNew: one call gives a running API, with a client logged in as the
@@ -24,13 +24,11 @@ func TestNew(t *testing.T) {
 		{"sqlite", nil},
 		{"sqlite under a prefix, two languages", &bwcmstest.Options{BasePath: "/cms", Langs: itEn}},
 	}
-	if dsn := os.Getenv("CMS_TEST_POSTGRES_DSN"); dsn != "" {
+	if dsn := testenv.PostgresServer(t); dsn != "" {
 		cases = append(cases, struct {
 			name string
 			opts *bwcmstest.Options
 		}{"postgres", &bwcmstest.Options{PostgresDSN: dsn}})
-	} else if os.Getenv("CMS_TEST_POSTGRES_REQUIRED") != "" {
-		t.Fatal("CMS_TEST_POSTGRES_REQUIRED is set but CMS_TEST_POSTGRES_DSN is empty")
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

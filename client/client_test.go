@@ -13,6 +13,7 @@ import (
 
 	"github.com/bwcms/cms/client"
 	"github.com/bwcms/cms/cms"
+	"github.com/bwcms/cms/internal/testenv"
 )
 
 // Login, the claims, validate, an explicit refresh, logout; a wrong
@@ -30,7 +31,7 @@ func TestAuth(t *testing.T) {
 		if !errors.As(err, &apiErr) || apiErr.Status != http.StatusUnauthorized || apiErr.Fail != "Unauthorized" || !errors.Is(err, client.ErrUnauthorized) {
 			t.Fatalf("wrong password: %#v", err)
 		}
-		must(t, c.Login(ctx, "admin", testPassword))
+		must(t, c.Login(ctx, "admin", testenv.Password))
 		claims, ok := c.Claims()
 		if !ok || claims.Subject != "admin" || claims.Account != "acme" || claims.Lang != "en" || !slices.Equal(claims.Langs, []string{"en", "it"}) ||
 			!claims.ExpiresAt().Equal(e.clock.Now().Add(15*time.Minute)) {
@@ -74,7 +75,7 @@ func TestAuth(t *testing.T) {
 		if _, err := c.Validate(ctx); !errors.Is(err, client.ErrLoginRequired) {
 			t.Fatalf("after a refused refresh: %v", err)
 		}
-		must(t, c.Login(ctx, "admin", testPassword))
+		must(t, c.Login(ctx, "admin", testenv.Password))
 		must(t, c.Logout(ctx))
 		must(t, c.Logout(ctx)) // nothing left to revoke
 	})
@@ -375,7 +376,7 @@ func TestConcurrentRefresh(t *testing.T) {
 // refresh is under way: the refresh still ends and its tokens are kept,
 // for the call that waits with it and for later ones.
 func TestRefreshOutlivesItsCaller(t *testing.T) {
-	e := newEnv(t, openSQLite)
+	e := newEnv(t, testenv.OpenSQLiteMemory)
 	ctx := t.Context()
 	c := e.client("admin")
 	hold := make(chan struct{})
@@ -441,7 +442,7 @@ func TestRefreshRefused(t *testing.T) {
 	eachStore(t, func(t *testing.T, e *env) {
 		ctx := t.Context()
 		c := e.client("admin")
-		must(t, e.svc.SetPassword(ctx, "admin", testPassword+" changed")) // revokes every login of admin
+		must(t, e.svc.SetPassword(ctx, "admin", testenv.Password+" changed")) // revokes every login of admin
 		e.expire()
 		_, err := c.Upsert(ctx, resource("lake-walk", "Lake walk"))
 		var apiErr *client.Error
@@ -459,7 +460,7 @@ func TestRefreshRefused(t *testing.T) {
 		if e.refreshes.Load() != 1 {
 			t.Fatalf("%d refreshes", e.refreshes.Load())
 		}
-		must(t, c.Login(ctx, "admin", testPassword+" changed"))
+		must(t, c.Login(ctx, "admin", testenv.Password+" changed"))
 		if _, err := c.Upsert(ctx, resource("lake-walk", "Lake walk")); err != nil {
 			t.Fatal(err)
 		}
@@ -672,7 +673,7 @@ func TestBatch(t *testing.T) {
 // A language added to the account reaches the client's codec at the next
 // refresh: the new variants are then sent and read.
 func TestLanguagesFollowToken(t *testing.T) {
-	e := newEnv(t, openSQLite)
+	e := newEnv(t, testenv.OpenSQLiteMemory)
 	ctx := t.Context()
 	c := e.client("admin")
 	_, err := e.svc.AddLanguage(ctx, "acme", "de")
@@ -701,7 +702,7 @@ func TestLanguagesFollowToken(t *testing.T) {
 
 // Failed logins past the limit are a 429 with Retry-After.
 func TestLoginThrottled(t *testing.T) {
-	e := newEnv(t, openSQLite)
+	e := newEnv(t, testenv.OpenSQLiteMemory)
 	c, err := client.New(e.url, &client.Options{HTTPClient: e.http})
 	must(t, err)
 	for range 5 {
@@ -709,7 +710,7 @@ func TestLoginThrottled(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	err = c.Login(t.Context(), "admin", testPassword)
+	err = c.Login(t.Context(), "admin", testenv.Password)
 	var apiErr *client.Error
 	if !errors.Is(err, client.ErrTooManyRequests) || !errors.As(err, &apiErr) || apiErr.RetryAfter != 15*time.Minute ||
 		apiErr.Fail != "Too many attempts" {

@@ -5,45 +5,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/bwcms/cms/adapters/postgres"
-	"github.com/bwcms/cms/adapters/postgres/pgtest"
-	"github.com/bwcms/cms/adapters/sqlite"
 	"github.com/bwcms/cms/client"
 	"github.com/bwcms/cms/cms"
+	"github.com/bwcms/cms/internal/testenv"
 	"github.com/bwcms/cms/transport"
 )
-
-// testSecret signs the test handlers' access tokens.
-var testSecret = []byte("0123456789abcdef0123456789abcdef")
-
-// testPassword is every fixture user's password.
-const testPassword = "correct horse battery"
-
-// cheapPasswords keep argon2id fast in tests.
-var cheapPasswords = cms.PasswordParams{Memory: 64, Time: 1, Threads: 1}
-
-// clock is the settable clock of the service and the handler.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // gateStore holds a batch its worker has just claimed (status processing)
 // until release is closed, once armed.
@@ -71,7 +41,7 @@ type env struct {
 	t         *testing.T
 	svc       *cms.Service
 	store     *gateStore
-	clock     *clock
+	clock     *testenv.Clock
 	url       string
 	http      *http.Client
 	refreshes atomic.Int32
@@ -82,46 +52,24 @@ type env struct {
 	pages atomic.Int32
 }
 
-func openSQLite(tb testing.TB) cms.Store {
-	s, err := sqlite.Open(tb.Context(), sqlite.Memory, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return s
-}
-
-func openPostgres(tb testing.TB) cms.Store {
-	s, err := postgres.Open(tb.Context(), pgtest.DSN(tb), &postgres.Options{MaxConns: 8})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return s
-}
-
 // eachStore runs test on SQLite, and on PostgreSQL when the test server
 // is configured (CMS_TEST_POSTGRES_DSN).
 func eachStore(t *testing.T, test func(t *testing.T, e *env)) {
-	for _, s := range []struct {
-		name string
-		open func(testing.TB) cms.Store
-	}{{"sqlite", openSQLite}, {"postgres", openPostgres}} {
-		t.Run(s.name, func(t *testing.T) { test(t, newEnv(t, s.open)) })
+	for _, db := range []testenv.Database{{Name: "sqlite", Open: testenv.OpenSQLiteMemory}, {Name: "postgres", Open: testenv.OpenPostgres}} {
+		t.Run(db.Name, func(t *testing.T) { test(t, newEnv(t, db.Open)) })
 	}
 }
 
 func newEnv(t *testing.T, open func(testing.TB) cms.Store) *env {
 	t.Helper()
-	e := &env{t: t, store: &gateStore{Store: open(t), release: make(chan struct{})},
-		clock: &clock{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}}
-	svc, err := cms.NewService(e.store, &cms.Options{Now: e.clock.Now, Passwords: cheapPasswords,
-		RefreshGrace: cms.NoGrace, BatchPoll: 10 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.svc = svc
-	h, err := transport.NewHandler(svc, &transport.Options{JWTSecret: testSecret})
+	e := &env{t: t, store: &gateStore{Store: open(t), release: make(chan struct{})}, clock: testenv.NewClock()}
+	e.svc = testenv.NewService(t, e.store, e.clock, func(o *cms.Options) {
+		o.RefreshGrace, o.BatchPoll = cms.NoGrace, 10*time.Millisecond
+	}, testenv.Account{Name: "acme", Langs: testenv.Langs("en", "it"), Users: []testenv.User{
+		{Name: "admin", Perms: []string{"*"}},
+		{Name: "reader", Perms: []string{"resource:read"}},
+	}})
+	h, err := transport.NewHandler(e.svc, &transport.Options{JWTSecret: testenv.Secret})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,20 +87,6 @@ func newEnv(t *testing.T, open func(testing.TB) cms.Store) *env {
 	}))
 	t.Cleanup(srv.Close)
 	e.url, e.http = srv.URL, srv.Client()
-	ctx := t.Context()
-	langs, _ := cms.NewLanguages("en", "en", "it")
-	if err := svc.CreateAccount(ctx, "acme", langs); err != nil {
-		t.Fatal(err)
-	}
-	for _, u := range []cms.NewUser{
-		{Name: "admin", Account: "acme", Perms: []string{"*"}},
-		{Name: "reader", Account: "acme", Perms: []string{"resource:read"}},
-	} {
-		u.Password = testPassword
-		if err := svc.CreateUser(ctx, u); err != nil {
-			t.Fatal(err)
-		}
-	}
 	return e
 }
 
@@ -163,7 +97,7 @@ func (e *env) client(user string) *client.Client {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if err := c.Login(e.t.Context(), user, testPassword); err != nil {
+	if err := c.Login(e.t.Context(), user, testenv.Password); err != nil {
 		e.t.Fatal(err)
 	}
 	return c

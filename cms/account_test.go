@@ -2,26 +2,20 @@ package cms_test
 
 import (
 	"net/netip"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/bwcms/cms/adapters/sqlite"
 	"github.com/bwcms/cms/cms"
+	"github.com/bwcms/cms/internal/testenv"
 )
 
-var cheap = cms.PasswordParams{Memory: 64, Time: 1, Threads: 1}
+var cheap = testenv.CheapPasswords
 
 func openService(t *testing.T, params cms.PasswordParams, st cms.Store) (*cms.Service, cms.Store) {
 	t.Helper()
 	if st == nil {
-		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "cms.db"), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		st = s
+		st = testenv.OpenSQLite(t)
 	}
 	svc, err := cms.NewService(st, &cms.Options{Passwords: params})
 	if err != nil {

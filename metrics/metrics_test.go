@@ -9,6 +9,7 @@ import (
 
 	"github.com/bwcms/cms/adapters/sqlite"
 	"github.com/bwcms/cms/cms"
+	"github.com/bwcms/cms/internal/testenv"
 	"github.com/bwcms/cms/metrics"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -33,7 +34,7 @@ func TestMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	svc, err := cms.NewService(store, &cms.Options{Observer: m, Passwords: cms.PasswordParams{Memory: 64, Time: 1, Threads: 1},
+	svc, err := cms.NewService(store, &cms.Options{Observer: m, Passwords: testenv.CheapPasswords,
 		BatchPoll: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -12,9 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bwcms/cms/adapters/postgres"
-	"github.com/bwcms/cms/adapters/postgres/pgtest"
 	"github.com/bwcms/cms/cms"
+	"github.com/bwcms/cms/internal/testenv"
 )
 
 // instances are handlers over one database: one on SQLite, two services
@@ -33,15 +32,7 @@ func newInstances(t *testing.T, store string, svc func(*cms.Options)) *instances
 		e := newEnv(t, envOptions{svc: svc})
 		return &instances{e: e, hs: []http.Handler{e.h}, svcs: []*cms.Service{e.svc}, store: store}
 	}
-	dsn := pgtest.DSN(t)
-	open := func(tb testing.TB) cms.Store {
-		s, err := postgres.Open(tb.Context(), dsn, &postgres.Options{MaxConns: 8})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		tb.Cleanup(func() { s.Close() })
-		return s
-	}
+	open := testenv.SharedPostgres(t)
 	e := newEnv(t, envOptions{svc: svc, store: open})
 	second, h := secondInstance(t, e, open, svc)
 	return &instances{e: e, hs: []http.Handler{e.h, h}, svcs: []*cms.Service{e.svc, second}, store: store}

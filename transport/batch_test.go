@@ -17,6 +17,7 @@ import (
 	"github.com/bwcms/cms/adapters/postgres"
 	"github.com/bwcms/cms/adapters/postgres/pgtest"
 	"github.com/bwcms/cms/cms"
+	"github.com/bwcms/cms/internal/testenv"
 )
 
 // submit posts a batch and returns its id.
@@ -241,22 +242,14 @@ func TestBatchWorkers(t *testing.T) {
 // batches; each is applied exactly once.
 func TestBatchInstances(t *testing.T) {
 	t.Parallel()
-	dsn := pgtest.DSN(t)
-	open := func() cms.Store {
-		s, err := postgres.Open(t.Context(), dsn, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
-	first := open()
+	open := testenv.PostgresAt(pgtest.DSN(t), &postgres.Options{})
+	first := open(t)
 	e := newEnv(t, envOptions{store: func(testing.TB) cms.Store { return first }})
 	ids := make([]string, 50)
 	for i := range ids {
 		ids[i] = submit(t, e, "resource", fmt.Sprintf(`[{"id":"inst%02d"}]`, i))
 	}
-	second, err := cms.NewService(open(), &cms.Options{Now: e.clock.Now, BatchPoll: 5 * time.Millisecond})
+	second, err := cms.NewService(open(t), &cms.Options{Now: e.clock.Now, BatchPoll: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,44 +7,25 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/bwcms/cms/adapters/postgres"
-	"github.com/bwcms/cms/adapters/postgres/pgtest"
-	"github.com/bwcms/cms/adapters/sqlite"
 	"github.com/bwcms/cms/cms"
+	"github.com/bwcms/cms/internal/testenv"
 )
 
-// testSecret is the HS256 secret of the test handlers.
-var testSecret = []byte("0123456789abcdef0123456789abcdef")
+// The shared test environment (internal/testenv) under the names these
+// tests use.
+var (
+	testSecret     = testenv.Secret
+	cheapPasswords = testenv.CheapPasswords
+	openSQLite     = testenv.OpenSQLite
+	openPostgres   = testenv.OpenPostgres
+)
 
 // testPassword is the password of every fixture user.
-const testPassword = "correct horse battery"
-
-// cheapPasswords keep argon2id fast in tests (cms.Options.Passwords).
-var cheapPasswords = cms.PasswordParams{Memory: 64, Time: 1, Threads: 1}
-
-// clock is a settable clock shared by the service and the handler.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+const testPassword = testenv.Password
 
 // env is a handler over a real store with fixture accounts and users:
 // account acme (en, it, de) with admin (*), reader (resource:read),
@@ -54,7 +35,7 @@ type env struct {
 	store cms.Store
 	svc   *cms.Service
 	h     *Handler
-	clock *clock
+	clock *testenv.Clock
 	logs  *strings.Builder
 	// tokens caches an access token per user (record tests).
 	tokens map[string]string
@@ -66,32 +47,12 @@ type envOptions struct {
 	store func(testing.TB) cms.Store
 }
 
-func openSQLite(tb testing.TB) cms.Store {
-	tb.Helper()
-	s, err := sqlite.Open(tb.Context(), filepath.Join(tb.TempDir(), "cms.db"), nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return s
-}
-
-func openPostgres(tb testing.TB) cms.Store {
-	tb.Helper()
-	s, err := postgres.Open(tb.Context(), pgtest.DSN(tb), &postgres.Options{MaxConns: 8})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return s
-}
-
 // stores lists the databases a storage-dependent test runs on: SQLite
 // always, PostgreSQL when the test server is configured.
 var stores = []struct {
 	name string
 	open func(testing.TB) cms.Store
-}{{"sqlite", openSQLite}, {"postgres", openPostgres}}
+}{{"sqlite", testenv.OpenSQLite}, {"postgres", testenv.OpenPostgres}}
 
 func newEnv(tb testing.TB, o envOptions) *env {
 	tb.Helper()
@@ -99,49 +60,35 @@ func newEnv(tb testing.TB, o envOptions) *env {
 	if open == nil {
 		open = openSQLite
 	}
-	e := &env{t: tb, store: open(tb), clock: &clock{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)},
-		logs: new(strings.Builder)}
+	e := &env{t: tb, store: open(tb), clock: testenv.NewClock(), logs: new(strings.Builder)}
 	var logMu sync.Mutex
 	logger := slog.New(slog.NewTextHandler(lockedWriter{&logMu, e.logs}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	so := cms.Options{Now: e.clock.Now, Passwords: cheapPasswords, Logger: logger}
-	if o.svc != nil {
-		o.svc(&so)
-	}
-	svc, err := cms.NewService(e.store, &so)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	e.svc = svc
+	e.svc = testenv.NewService(tb, e.store, e.clock, func(so *cms.Options) {
+		so.Logger = logger
+		if o.svc != nil {
+			o.svc(so)
+		}
+	}, fixtureAccounts...)
 	ho := Options{JWTSecret: testSecret, Logger: logger}
 	if o.http != nil {
 		o.http(&ho)
 	}
-	if e.h, err = NewHandler(svc, &ho); err != nil {
+	var err error
+	if e.h, err = NewHandler(e.svc, &ho); err != nil {
 		tb.Fatal(err)
 	}
-	ctx := tb.Context()
-	must := func(err error) {
-		tb.Helper()
-		if err != nil {
-			tb.Fatal(err)
-		}
-	}
-	acme, _ := cms.NewLanguages("en", "en", "it", "de")
-	other, _ := cms.NewLanguages("de")
-	must(svc.CreateAccount(ctx, "acme", acme))
-	must(svc.CreateAccount(ctx, "other", other))
-	for _, u := range []cms.NewUser{
-		{Name: "admin", Account: "acme", Perms: []string{"*"}},
-		{Name: "reader", Account: "acme", Perms: []string{"resource:read"}},
-		{Name: "writer", Account: "acme", Perms: []string{"resource:*"}},
-		{Name: "off", Account: "acme", Perms: []string{"*"}},
-		{Name: "otto", Account: "other", Perms: []string{"*"}},
-	} {
-		u.Password = testPassword
-		must(svc.CreateUser(ctx, u))
-	}
-	must(svc.SetDisabled(ctx, "off", true))
 	return e
+}
+
+// fixtureAccounts are the accounts and users of every env.
+var fixtureAccounts = []testenv.Account{
+	{Name: "acme", Langs: testenv.Langs("en", "it", "de"), Users: []testenv.User{
+		{Name: "admin", Perms: []string{"*"}},
+		{Name: "reader", Perms: []string{"resource:read"}},
+		{Name: "writer", Perms: []string{"resource:*"}},
+		{Name: "off", Perms: []string{"*"}, Disabled: true},
+	}},
+	{Name: "other", Langs: testenv.Langs("de"), Users: []testenv.User{{Name: "otto", Perms: []string{"*"}}}},
 }
 
 // secondInstance is another Service and Handler on e's database (open
@@ -149,14 +96,7 @@ func newEnv(tb testing.TB, o envOptions) *env {
 // instance of a deployment; svc adjusts its options as it did e's.
 func secondInstance(tb testing.TB, e *env, open func(testing.TB) cms.Store, svc func(*cms.Options)) (*cms.Service, http.Handler) {
 	tb.Helper()
-	o := cms.Options{Now: e.clock.Now, Passwords: cheapPasswords}
-	if svc != nil {
-		svc(&o)
-	}
-	s, err := cms.NewService(open(tb), &o)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	s := testenv.NewService(tb, open(tb), e.clock, svc)
 	h, err := NewHandler(s, &Options{JWTSecret: testSecret})
 	if err != nil {
 		tb.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/bwcms/cms/adapters/postgres"
 	"github.com/bwcms/cms/adapters/postgres/pgtest"
 	"github.com/bwcms/cms/cms"
+	"github.com/bwcms/cms/internal/testenv"
 )
 
 // TestOutage: while the PostgreSQL server cannot be reached (a proxy
@@ -21,14 +22,7 @@ import (
 func TestOutage(t *testing.T) {
 	t.Parallel()
 	proxy, dsn := pgtest.NewProxy(t, pgtest.DSN(t))
-	e, f := faultEnv(t, func(tb testing.TB) cms.Store {
-		s, err := postgres.Open(tb.Context(), dsn, &postgres.Options{MaxConns: 4})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		tb.Cleanup(func() { s.Close() })
-		return s
-	}, nil)
+	e, f := faultEnv(t, testenv.PostgresAt(dsn, &postgres.Options{MaxConns: 4}), nil)
 	runFlow(t, e, []step{
 		{name: "before", user: "admin", method: "POST", path: "/api/bw/v2/resource", body: `{"id":"before","title":"Before"}`, status: 201},
 	})

@@ -8,16 +8,13 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/bwcms/cms/adapters/postgres"
-	"github.com/bwcms/cms/adapters/postgres/pgtest"
-	"github.com/bwcms/cms/adapters/sqlite"
 	"github.com/bwcms/cms/cms"
+	"github.com/bwcms/cms/internal/testenv"
 )
 
 var revokeRounds = flag.Int("revoke.rounds", 0, "rounds of TestRevokeRace for each database and revocation (default 25)")
@@ -36,25 +33,9 @@ func serveRefresh(h http.Handler, token string) *httptest.ResponseRecorder {
 func sameDatabase(t *testing.T, name string) func(testing.TB) cms.Store {
 	t.Helper()
 	if name == "sqlite" {
-		path := filepath.Join(t.TempDir(), "cms.db")
-		return func(tb testing.TB) cms.Store {
-			s, err := sqlite.Open(tb.Context(), path, nil)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			tb.Cleanup(func() { s.Close() })
-			return s
-		}
+		return testenv.SharedSQLite(t)
 	}
-	dsn := pgtest.DSN(t)
-	return func(tb testing.TB) cms.Store {
-		s, err := postgres.Open(tb.Context(), dsn, &postgres.Options{MaxConns: 8})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		tb.Cleanup(func() { s.Close() })
-		return s
-	}
+	return testenv.SharedPostgres(t)
 }
 
 // TestRevokeRace: a logout, or a password change, on one instance while a

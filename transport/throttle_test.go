@@ -6,16 +6,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/bwcms/cms/adapters/postgres"
-	"github.com/bwcms/cms/adapters/postgres/pgtest"
-	"github.com/bwcms/cms/adapters/sqlite"
 	"github.com/bwcms/cms/cms"
+	"github.com/bwcms/cms/internal/testenv"
 )
 
 // sharedDatabases lists, per database, a function that makes a new
@@ -23,33 +20,8 @@ import (
 // store opened is one more instance of one deployment.
 var sharedDatabases = []struct {
 	name string
-	make func(testing.TB) func(testing.TB) cms.Store
-}{
-	{"sqlite", func(tb testing.TB) func(testing.TB) cms.Store {
-		path := filepath.Join(tb.TempDir(), "cms.db")
-		return func(tb testing.TB) cms.Store {
-			tb.Helper()
-			s, err := sqlite.Open(tb.Context(), path, nil)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			tb.Cleanup(func() { s.Close() })
-			return s
-		}
-	}},
-	{"postgres", func(tb testing.TB) func(testing.TB) cms.Store {
-		dsn := pgtest.DSN(tb)
-		return func(tb testing.TB) cms.Store {
-			tb.Helper()
-			s, err := postgres.Open(tb.Context(), dsn, &postgres.Options{MaxConns: 8})
-			if err != nil {
-				tb.Fatal(err)
-			}
-			tb.Cleanup(func() { s.Close() })
-			return s
-		}
-	}},
-}
+	make func(testing.TB) testenv.Opener
+}{{"sqlite", testenv.SharedSQLite}, {"postgres", testenv.SharedPostgres}}
 
 // twoInstances gives an env (fixture users included) and a second
 // instance's handler on the same database and clock; svc adjusts the
