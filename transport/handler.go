@@ -218,8 +218,7 @@ func NewHandler(svc *cms.Service, opts *Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	publicURL, err := checkPublicURL(o.PublicURL)
-	if err != nil {
+	if err := CheckPublicURL(o.PublicURL); err != nil {
 		return nil, err
 	}
 	if o.MaxBody <= 0 {
@@ -238,7 +237,7 @@ func NewHandler(svc *cms.Service, opts *Options) (*Handler, error) {
 		o.WriteTimeout = DefaultWriteTimeout
 	}
 	h := &Handler{svc: svc, log: o.Logger, tokens: tokens, cross: cross, cors: newCORS(o.AllowedOrigins, o.CORSMaxAge),
-		base: o.BasePath, cookieSameSite: o.CookieSameSite, cookieDomain: o.CookieDomain, proxies: proxies, publicURL: publicURL, loc: svc.Location(),
+		base: o.BasePath, cookieSameSite: o.CookieSameSite, cookieDomain: o.CookieDomain, proxies: proxies, publicURL: strings.TrimRight(o.PublicURL, "/"), loc: svc.Location(),
 		maxBody: o.MaxBody, maxBatchBody: o.MaxBatchBody, bodyTimeout: o.BodyReadTimeout, bodyChunk: o.BodyReadChunk, writeTimeout: o.WriteTimeout,
 		observer: o.Observer, access: o.AccessLog}
 	h.routes = map[string]route{

@@ -633,7 +633,7 @@ func TestOpenAPIServers(t *testing.T) {
 	}
 	for _, bad := range []string{"api.example.com", "ftp://a.example", "https://", "https://a.example/?q=1", "https://u@a.example"} {
 		if _, err := NewHandler(plain.svc, &Options{JWTSecret: bytes.Repeat([]byte{1}, 32), PublicURL: bad}); err == nil ||
-			!strings.Contains(err.Error(), "PublicURL") {
+			!strings.Contains(err.Error(), "public URL") {
 			t.Errorf("PublicURL %q: %v", bad, err)
 		}
 	}

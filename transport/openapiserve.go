@@ -3,6 +3,7 @@ package transport
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -120,17 +121,17 @@ func (ps proxies) forwardedProto(r *http.Request) string {
 	return ""
 }
 
-// checkPublicURL checks Options.PublicURL and returns it without a
-// trailing slash: "" or an absolute http(s) URL with a host and nothing
-// after its path.
-func checkPublicURL(s string) (string, error) {
+// CheckPublicURL reports whether s can be Options.PublicURL: "" or an
+// absolute http or https URL with a host, optionally a path, and no user,
+// query or fragment.
+func CheckPublicURL(s string) error {
 	if s == "" {
-		return "", nil
+		return nil
 	}
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
-		u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
-		return "", errors.New("transport: Options.PublicURL must be an http or https URL with a host and no query, e.g. https://cms.example.com/cms")
+		u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.Opaque != "" {
+		return fmt.Errorf("transport: public URL %q: want an http or https URL with a host and no query (https://cms.example.com/cms)", s)
 	}
-	return strings.TrimRight(s, "/"), nil
+	return nil
 }
