@@ -108,3 +108,56 @@ func TestReadQueryOptions(t *testing.T) {
 		t.Errorf("1000 ids: %d %s", w.Code, w.Body)
 	}
 }
+
+// FuzzParseQuery: whatever the query, a read parses to what its path form
+// (formatPath) parses to, ids in the query answering an array; refusals
+// are 400 Wrong request; a query with an option never joins option
+// segments of the path.
+func FuzzParseQuery(f *testing.F) {
+	for _, c := range []struct{ path, query string }{
+		{"resource", "published=*&limit=2&after=abc"},
+		{"resource", "ids=abc%2Cdef&fields=title,title_it&excludeFiles=1"},
+		{"resource/abc", "ignoreFields=image&mapId=mp1"},
+		{"map", "bbox=179,-1,-179,1&updatedSince=2026-01-31T23:59:58"},
+		{"resource/published/1", "limit=1"},
+		{"landing", "_=1&x=%ZZ"},
+		{"proposal", "search=lake&ids=a"},
+		{"resource", "limit=1&limit=2"},
+	} {
+		f.Add(c.path, c.query)
+	}
+	f.Fuzz(func(t *testing.T, path, query string) {
+		rp, err := parseRequest("GET", path, query, cet)
+		if err != nil {
+			pathCheckRefusal(t, "GET", path, err)
+			return
+		}
+		plain, err := parsePath("GET", path, cet)
+		if err != nil {
+			t.Fatalf("%q ? %q: accepted, but its path alone is refused: %v", path, query, err)
+		}
+		if rp.Endpoint != endpointRead {
+			if !pathEqual(rp, plain) {
+				t.Fatalf("%q ? %q: not a read, yet the query changed it", path, query)
+			}
+			return
+		}
+		optionSegments := strings.Count(path, "/")
+		if plain.IDs != nil {
+			optionSegments--
+		}
+		if !pathEqual(rp, plain) && optionSegments > 0 {
+			t.Fatalf("%q ? %q: query options beside path options", path, query)
+		}
+		again, err := parsePath("GET", formatPath(rp), cet)
+		if err != nil {
+			t.Fatalf("%q ? %q: parsed %+v, its path form %q refused: %v", path, query, *rp, formatPath(rp), err)
+		}
+		if again.Single && !rp.Single {
+			again.Single = false // ids in the query answer an array
+		}
+		if !pathEqual(again, rp) {
+			t.Fatalf("%q ? %q: parsed %+v, its path form %q reads %+v", path, query, *rp, formatPath(rp), *again)
+		}
+	})
+}
