@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/invopop/jsonschema"
@@ -135,7 +136,16 @@ func completeProperty(p *jsonschema.Schema, f *fieldSpec, oc *objectCodec, langs
 			target.Not = &jsonschema.Schema{Enum: reserved}
 		}
 	}
+	// Generators read a number without format as float32 and an integer
+	// as their platform int: give the Go types' widths.
+	switch f.typ {
+	case typeNumber:
+		p.Format = "double"
+	case typeInteger:
+		p.Format = "int64"
+	}
 	if f.nullable {
+		boundEnum(p)
 		// invopop's Type is one string; the ["type","null"] form goes in
 		// Extras, which it writes as plain keywords.
 		p.Extras = map[string]any{"type": []string{p.Type, "null"}}
@@ -148,6 +158,30 @@ func completeProperty(p *jsonschema.Schema, f *fieldSpec, oc *objectCodec, langs
 		return fmt.Errorf("cms: field %q has no description", f.name)
 	}
 	return nil
+}
+
+// boundEnum writes an enum of consecutive integers as minimum and
+// maximum: the same values, and generators that refuse null in an
+// integer enum read it (trackDifficulty: 1 to 5, or null).
+func boundEnum(p *jsonschema.Schema) {
+	if len(p.Enum) == 0 {
+		return
+	}
+	var lo, hi int64
+	for i, v := range p.Enum {
+		num, ok := v.(json.Number) // as invopop reads enum= tags
+		n, err := num.Int64()
+		if !ok || err != nil || (i > 0 && n != hi+1) {
+			return
+		}
+		if i == 0 {
+			lo = n
+		}
+		hi = n
+	}
+	p.Enum = nil
+	p.Minimum = json.Number(strconv.FormatInt(lo, 10))
+	p.Maximum = json.Number(strconv.FormatInt(hi, 10))
 }
 
 func ptr[T any](v T) *T { return &v }

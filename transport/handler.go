@@ -126,6 +126,14 @@ type Options struct {
 	// host=) is the host CrossOrigin compares an Origin with. Default
 	// none: the headers are never read.
 	TrustedProxies []netip.Prefix
+
+	// PublicURL is the address clients reach the API's root at, what
+	// comes before /api/bw/v2 ("https://cms.example.com/cms"): the servers
+	// entry of the served openapi.json. Default "": the address each
+	// request was sent to (scheme and host from a trusted proxy's
+	// X-Forwarded-Proto and X-Forwarded-Host, else the request's), then
+	// BasePath.
+	PublicURL string
 }
 
 // Handler answers every path under its root, Options.BasePath +
@@ -149,7 +157,9 @@ type Handler struct {
 	cookieDomain   string
 	// proxies are Options.TrustedProxies.
 	proxies proxies
-	routes  map[string]route
+	// publicURL is Options.PublicURL without a trailing slash.
+	publicURL string
+	routes    map[string]route
 
 	loc          *time.Location
 	maxBody      int64
@@ -208,6 +218,9 @@ func NewHandler(svc *cms.Service, opts *Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckPublicURL(o.PublicURL); err != nil {
+		return nil, err
+	}
 	if o.MaxBody <= 0 {
 		o.MaxBody = DefaultMaxBody
 	}
@@ -224,7 +237,7 @@ func NewHandler(svc *cms.Service, opts *Options) (*Handler, error) {
 		o.WriteTimeout = DefaultWriteTimeout
 	}
 	h := &Handler{svc: svc, log: o.Logger, tokens: tokens, cross: cross, cors: newCORS(o.AllowedOrigins, o.CORSMaxAge),
-		base: o.BasePath, cookieSameSite: o.CookieSameSite, cookieDomain: o.CookieDomain, proxies: proxies, loc: svc.Location(),
+		base: o.BasePath, cookieSameSite: o.CookieSameSite, cookieDomain: o.CookieDomain, proxies: proxies, publicURL: strings.TrimRight(o.PublicURL, "/"), loc: svc.Location(),
 		maxBody: o.MaxBody, maxBatchBody: o.MaxBatchBody, bodyTimeout: o.BodyReadTimeout, bodyChunk: o.BodyReadChunk, writeTimeout: o.WriteTimeout,
 		observer: o.Observer, access: o.AccessLog}
 	h.routes = map[string]route{

@@ -27,7 +27,13 @@ const OpenAPIVersion = "3.1.0"
 // /api/bw/v2/openapi.json serves it for the caller's account; schemagen
 // writes it.
 func OpenAPI(langs cms.Languages) ([]byte, error) {
-	b := &apiBuilder{langs: langs, paths: newAPIPaths()}
+	return openAPI(langs, nil)
+}
+
+// openAPI is OpenAPI with server as the servers entry; nil is the
+// committed document's {base} variable.
+func openAPI(langs cms.Languages, server *apiServer) ([]byte, error) {
+	b := &apiBuilder{langs: langs, paths: newAPIPaths(), server: server}
 	doc, err := b.build()
 	if err != nil {
 		return nil, err
@@ -40,36 +46,6 @@ func OpenAPI(langs cms.Languages) ([]byte, error) {
 		return nil, fmt.Errorf("transport: marshal OpenAPI document: %w", err)
 	}
 	return unescapeHTML(buf.Bytes()), nil
-}
-
-// openapiKey names a generated OpenAPI document in the schema cache.
-type openapiKey struct{ langs string }
-
-// openapi is GET /api/bw/v2/openapi.json: the document for the caller's
-// account's languages as they are now, generated once per language
-// configuration. Any valid access token may read it.
-func (h *Handler) openapi(w http.ResponseWriter, r *http.Request) {
-	_, p, err := h.authenticate(r)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	codec, err := h.svc.AccountCodec(cms.WithPrincipal(r.Context(), p))
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	key := openapiKey{codec.Languages().String()}
-	doc, ok := h.schemas.Load(key)
-	if !ok {
-		gen, err := OpenAPI(codec.Languages())
-		if err != nil {
-			h.writeError(w, r, err)
-			return
-		}
-		doc, _ = h.schemas.LoadOrStore(key, gen)
-	}
-	writeRaw(w, http.StatusOK, doc.([]byte))
 }
 
 // The objects of an OpenAPI document, as far as this one uses them.
@@ -92,7 +68,7 @@ type (
 	apiServer struct {
 		URL         string                       `json:"url"`
 		Description string                       `json:"description"`
-		Variables   map[string]apiServerVariable `json:"variables"`
+		Variables   map[string]apiServerVariable `json:"variables,omitempty"`
 	}
 	apiServerVariable struct {
 		Default     string `json:"default"`
@@ -260,6 +236,7 @@ func unescapeHTML(b []byte) []byte {
 // apiBuilder builds one document.
 type apiBuilder struct {
 	langs   cms.Languages
+	server  *apiServer
 	paths   *apiPaths
 	schemas map[string]any
 }
@@ -352,20 +329,12 @@ func (b *apiBuilder) build() (*apiDoc, error) {
 				"permission: read, write for create, update, clone and batch, delete), then the path options and the " +
 				"body (400, 404, 409, 412, 413). Another account's ids behave exactly like missing ones. A request " +
 				"that needs the database while it cannot be reached is 503 with Retry-After.\n\n" +
-				"Read paths take option segments after the kind (and its ids) in any order, each once; the paths " +
-				"below list them in one canonical order.",
+				"Reads take their options as query parameters (the list operation of each kind, for generated " +
+				"clients) or as path segments after the kind and its ids (described there in prose), never both.",
 		},
 		JSONSchemaDialect: cms.SchemaDialect,
-		Servers: []apiServer{{
-			URL:         "{base}",
-			Description: "The host that serves the API, with its base path",
-			Variables: map[string]apiServerVariable{"base": {
-				Default: "http://127.0.0.1:8080",
-				Description: "scheme, host and port, then the base path the host mounts the API under " +
-					"(transport.Options.BasePath, none by default): http://127.0.0.1:8080/cms for /cms",
-			}},
-		}},
-		Security: []apiSecurity{{"bearer": {}}, {"bearerHeader": {}}},
+		Servers:           b.servers(),
+		Security:          []apiSecurity{{"bearer": {}}, {"bearerHeader": {}}},
 		Tags: []apiTag{
 			{"auth", "Login, token refresh, logout and token validation."},
 			{"resource", "Resources: located items (points of interest, tracks and so on)."},
@@ -377,6 +346,23 @@ func (b *apiBuilder) build() (*apiDoc, error) {
 		Paths:      b.paths,
 		Components: b.components(),
 	}, nil
+}
+
+// servers is the document's servers list: the builder's server, else a
+// {base} variable for the host to fill in.
+func (b *apiBuilder) servers() []apiServer {
+	if b.server != nil {
+		return []apiServer{*b.server}
+	}
+	return []apiServer{{
+		URL:         "{base}",
+		Description: "The host that serves the API, with its base path",
+		Variables: map[string]apiServerVariable{"base": {
+			Default: "http://127.0.0.1:8080",
+			Description: "scheme, host and port, then the base path the host mounts the API under " +
+				"(transport.Options.BasePath, none by default): http://127.0.0.1:8080/cms for /cms",
+		}},
+	}}
 }
 
 // buildSchemas puts the record schemas, as cms.JSONSchema generates them,
@@ -463,7 +449,8 @@ func (b *apiBuilder) components() apiComponents {
 	}
 }
 
-// parameters are every parameter of the paths, shared by the kinds.
+// parameters are every parameter of the paths, shared by the kinds: the
+// path's, then the read options of the query form (<option>Query).
 func (b *apiBuilder) parameters() map[string]*apiParameter {
 	no := false
 	path := func(name, description string, schema *jsonschema.Schema, example any) *apiParameter {
@@ -473,34 +460,50 @@ func (b *apiBuilder) parameters() map[string]*apiParameter {
 		}
 		return p
 	}
+	query := func(name, description string, schema *jsonschema.Schema, example any) *apiParameter {
+		p := &apiParameter{Name: name, In: "query", Description: description, Schema: schema, Example: example}
+		if schema.Type == "array" {
+			p.Style, p.Explode = "form", &no // name=a,b,c: a repeated option is 400
+		}
+		return p
+	}
 	id := ref("RecordId")
 	names := &jsonschema.Schema{Type: "array", MinItems: ptrTo[uint64](1),
 		Items: &jsonschema.Schema{Type: "string", Pattern: fieldName.String()}}
+	ids := &jsonschema.Schema{Type: "array", Items: id, MinItems: ptrTo[uint64](1), MaxItems: ptrTo[uint64](MaxIDs)}
 	return map[string]*apiParameter{
 		"ids": path("ids", "One id: the answer is the record (an object). Several, comma-separated: an array of the "+
 			"records in the order asked, the missing or hidden ones left out. Ids are percent-decoded after the "+
-			"path is split, so %2C never separates them.",
-			&jsonschema.Schema{Type: "array", Items: id, MinItems: ptrTo[uint64](1), MaxItems: ptrTo[uint64](MaxIDs)},
-			[]string{"lake-walk"}),
+			"path is split, so %2C never separates them.", ids, []string{"lake-walk"}),
 		"id":      path("id", "The id of the record to clone; left out, Base.", id, "lake-walk"),
 		"batchId": path("batchId", "The batchId of the batch's receipt.", id, "3f2a1c9e0b7d4e6f8a5b2c1d0e9f8a7b"),
-		"published": path("published", "1: published records only (the default without the option); 0: unpublished only; *: all.",
+		"mapId":   path("mapId", "The Map the clone is assigned to as primary.", id, "lakes"),
+
+		"idsQuery": query(queryIDs, "Only these ids (comma-separated), in the order asked, the missing or hidden "+
+			"ones left out; the answer is an array even for one id, and 404 when none is found.", ids, []string{"lake-walk"}),
+		"publishedQuery": query(cms.OptPublished, "1: published records only (the default); 0: unpublished only; *: all.",
 			&jsonschema.Schema{Type: "string", Enum: []any{"1", "0", "*"}}, "*"),
-		"fields": path("fields", "Only these fields (wire names, language variants such as title_"+b.exampleLang()+
+		"fieldsQuery": query(cms.OptFields, "Only these fields (wire names, language variants such as title_"+b.exampleLang()+
 			" included); id always. An unknown name is 400.", names, []string{"title"}),
-		"ignoreFields": path("ignoreFields", "Leave these fields out (applied after fields).", names, []string{"htmlContent"}),
-		"mapId":        path("mapId", "A Map's id: the Resources assigned to it, in either role.", id, "lakes"),
-		"limit": path("limit", "At most this many records, in ascending id (byte) order.",
-			&jsonschema.Schema{Type: "integer", Minimum: json.Number("1"), Maximum: json.Number(strconv.Itoa(MaxIDs))}, 100),
-		"after": path("after", "Only ids after this one in ascending id (byte) order: the last id of the previous page.", id, "lake-walk"),
-		"bbox": path("bbox", "minLon,minLat,maxLon,maxLat (plain decimals): records located inside, edges included; "+
-			"minLon > maxLon crosses the 180° meridian.",
+		"ignoreFieldsQuery": query(cms.OptIgnoreFields, "Leave these fields out (applied after fields).", names, []string{"htmlContent"}),
+		"excludeFilesQuery": query(cms.OptExcludeFiles, "true (or 1) leaves out every file field (image, multimedia, "+
+			"mapLayerFile, trackFile, the custom...File fields, image in items); any other value is 400: leave the "+
+			"parameter out instead.", &jsonschema.Schema{Type: "boolean", Enum: []any{true}}, true),
+		"mapIdQuery": query(cms.OptMapID, "A Map's id: the Resources assigned to it, in either role.", id, "lakes"),
+		"limitQuery": query(cms.OptLimit, "At most this many records, in ascending id (byte) order.",
+			&jsonschema.Schema{Type: "integer", Format: "int32", Minimum: json.Number("1"), Maximum: json.Number(strconv.Itoa(MaxIDs))}, 100),
+		"afterQuery": query(cms.OptAfter, "Only ids after this one in ascending id (byte) order: the last id of the previous page.", id, "lake-walk"),
+		"bboxQuery": query(cms.OptBBox, "minLon,minLat,maxLon,maxLat (plain decimals, no exponent): records located "+
+			"inside, edges included; minLon > maxLon crosses the 180° meridian; latitudes within -90..90, minLat <= maxLat.",
 			&jsonschema.Schema{Type: "array", MinItems: ptrTo[uint64](4), MaxItems: ptrTo[uint64](4),
-				Items: &jsonschema.Schema{Type: "number", Minimum: json.Number("-180"), Maximum: json.Number("180")}},
+				Items: &jsonschema.Schema{Type: "number", Format: "double", Minimum: json.Number("-180"), Maximum: json.Number("180")}},
 			[]float64{8.5, 45.5, 9.5, 46.2}),
-		"updatedSince": path("updatedSince", "Records whose timeLastUpdate is at or after this wall time of the "+
+		"updatedSinceQuery": query(cms.OptUpdatedSince, "Records whose timeLastUpdate is at or after this wall time of the "+
 			"service's zone (UTC+1 by default); a time a clock change skips is 400, one that comes twice means "+
 			"its earlier moment.", &jsonschema.Schema{Type: "string", Pattern: sincePattern.String()}, "2026-01-01T00:00:00"),
+		"langsQuery": query("langs", "Without an access token: the languages to describe, comma-separated, the "+
+			"default first (default en). With a token it is not read: the caller's account's languages are described.",
+			&jsonschema.Schema{Type: "string"}, "en,it"),
 		"If-None-Match": {Name: "If-None-Match", In: "header", Schema: &jsonschema.Schema{Type: "string"},
 			Description: "An ETag of a one-record read: 304 while the record is unchanged."},
 		"If-Match": {Name: "If-Match", In: "header", Schema: &jsonschema.Schema{Type: "string"},
@@ -583,14 +586,27 @@ func (b *apiBuilder) kindPaths(kind cms.Kind) {
 		}, "400", "408", "413"),
 	})
 
-	// GET <kind>: every record.
+	// GET <kind>: every record, or those the query options pick.
+	listParams := []*apiParameter{param("idsQuery")}
+	for _, opt := range b.readOptions(kind) {
+		listParams = append(listParams, param(opt+"Query"))
+	}
 	b.paths.add(base, http.MethodGet, &apiOperation{
-		Tags: tags, OperationID: "list" + plural, Summary: "List " + plural,
-		Description: "Every published " + title + " of the account, streamed in ascending id order. Option segments " +
-			"narrow it (see the path with every option).",
+		Tags: tags, OperationID: "list" + plural, Summary: "List " + plural + " (with read options)",
+		Description: "Every published " + title + " of the account, streamed in ascending id order ([] when nothing " +
+			"matches); the options narrow it. With ids the answer keeps their order, without the missing or hidden " +
+			"ones, and is 404 when none is found. Every option is optional and given at most once (a repeated one " +
+			"is 400); array values are comma-separated (name=a,b), their commas escaped or not. A query parameter " +
+			"that is no option is ignored when no option is given and 400 beside one; search is reserved (400). " +
+			"The same options may instead be written as path segments after the kind and its ids, in any order, " +
+			"each once: " + b.pathForm(kind) + " (excludeFiles without a value, keywords only as written, values " +
+			"percent-decoded after the path is split on / and ,). The two forms are never mixed: a query option on " +
+			"a path with option segments is 400." + b.optionScope(kind),
+		Parameters: listParams,
 		Responses: withCommon(map[string]*apiResponse{
-			"200": jsonAnswer("The records, every readable field of each; [] when there is none.", list),
-		}),
+			"200": jsonAnswer("The records, every readable field of each unless fields, ignoreFields or excludeFiles say otherwise.", list),
+			"404": fail(`ids given and none of them found (or the published filter hides them all): {"fail":"ERROR: Export fail"}.`),
+		}, "400"),
 	})
 
 	// GET and DELETE <kind>/{ids}.
@@ -621,36 +637,6 @@ func (b *apiBuilder) kindPaths(kind cms.Kind) {
 			"404": fail(`None of the ids exists: {"fail":"No ` + plural + ` to delete"}.`),
 			"409": fail(`Some exist, none could be deleted: {"fail":"Deletion of <n> ` + plural + ` not done","failed":[...]}.`),
 			"412": fail(`If-Match no longer matches (or the record is gone): {"fail":"Precondition failed"}; nothing is deleted.`),
-		}, "400"),
-	})
-
-	// GET <kind>/{ids}/<every option>, in the canonical order.
-	optPath, optParams := idsPath, []*apiParameter{param("ids")}
-	for _, opt := range b.readOptions(kind) {
-		if opt == cms.OptExcludeFiles {
-			optPath += "/" + opt
-			continue
-		}
-		optPath += "/" + opt + "/{" + opt + "}"
-		optParams = append(optParams, param(opt))
-	}
-	optParams = append(optParams, param("If-None-Match"))
-	b.paths.add(optPath, http.MethodGet, &apiOperation{
-		Tags: tags, OperationID: "read" + plural + "WithOptions", Summary: "Read " + plural + " with options",
-		Description: "Every segment after the kind is optional: the ids, then any of the options, each at most once " +
-			"and in any order (this path lists them all in one canonical order). Without ids the answer is " +
-			"always an array (streamed; [] when nothing matches); with ids as in the read by id. Kinds and keywords " +
-			"count only as written (a percent-encoded keyword is not one); ids, values and field names are " +
-			"percent-decoded after the path is split on / and ,. A trailing slash, an empty segment, an unknown or " +
-			"repeated keyword, a missing or malformed value, an invalid id or an unknown field name is 400. " +
-			"excludeFiles takes no value: it leaves out every file field (image, multimedia, mapLayerFile, " +
-			"trackFile, the custom...File fields, image in items)." + b.optionScope(kind),
-		Parameters: optParams,
-		Responses: withCommon(map[string]*apiResponse{
-			"200": jsonAnswer("The record (one id) or the records.", one, "ETag"),
-			"304": {Description: "One id and If-None-Match names the record's ETag: unchanged.",
-				Headers: map[string]*apiHeader{"ETag": {Ref: headerRef + "ETag"}}},
-			"404": notFound,
 		}, "400"),
 	})
 
@@ -750,6 +736,19 @@ func (b *apiBuilder) readOptions(kind cms.Kind) []string {
 		opts = append(opts, cms.OptBBox)
 	}
 	return append(opts, cms.OptUpdatedSince)
+}
+
+// pathForm is the path form of the read options of kind, in prose.
+func (b *apiBuilder) pathForm(kind cms.Kind) string {
+	form := recordsBase + string(kind) + "[/{ids}]"
+	for _, opt := range b.readOptions(kind) {
+		if opt == cms.OptExcludeFiles {
+			form += "[/" + opt + "]"
+			continue
+		}
+		form += "[/" + opt + "/{" + opt + "}]"
+	}
+	return form
 }
 
 func (b *apiBuilder) optionScope(kind cms.Kind) string {
@@ -854,10 +853,16 @@ func (b *apiBuilder) authPaths() {
 	})
 	b.paths.add(recordsBase+cms.KeywordOpenAPI, http.MethodGet, &apiOperation{
 		Tags: []string{"openapi"}, OperationID: "getOpenAPI", Summary: "This OpenAPI document",
-		Description: "The document for the caller's account's languages as they are now; any valid access token reads it.",
+		Description: "With an access token (any valid one): the document for the caller's account's languages as " +
+			"they are now. Without one: the document for the languages of langs, with no account data, so a " +
+			"generator can fetch it. Its servers entry is the address it was fetched at.",
+		Security:   &[]apiSecurity{{"bearer": {}}, {"bearerHeader": {}}, {}},
+		Parameters: []*apiParameter{param("langsQuery")},
 		Responses: responses(map[string]*apiResponse{
 			"200": jsonAnswer("The OpenAPI 3.1 document.", &jsonschema.Schema{Type: "object"}),
-		}, "401", "500", "503"),
+			"400": fail(`Without a token, langs is not a list of language codes: {"fail":"Wrong request"}.`),
+			"401": fail(`A token was sent and is not valid: {"fail":"Unauthorized"}.`, "WWW-Authenticate"),
+		}, "500", "503"),
 	})
 }
 

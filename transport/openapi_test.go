@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,32 +49,37 @@ func TestOpenAPIFileFresh(t *testing.T) {
 	}
 }
 
-// TestOpenAPIServed: the document needs an access token, is the one
-// OpenAPI generates for the caller's account's languages as they are now
-// (a language added shows at once, to a token issued before too), and
-// openapi.json is a path word, never a record id.
+// servedOpenAPI is the document served for langs at the address at.
+func servedOpenAPI(t *testing.T, list, at string) []byte {
+	t.Helper()
+	langs, err := cms.ParseLanguages(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := openAPI(langs, &apiServer{URL: at, Description: servedDescription})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// TestOpenAPIServed: with an access token the document is the one OpenAPI
+// generates for the caller's account's languages as they are now (a
+// language added shows at once, to a token issued before too), with the
+// address it was fetched at as its server; and openapi.json is a path
+// word, never a record id.
 func TestOpenAPIServed(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{})
 	const path = "/api/bw/v2/openapi.json"
-	if w := e.do(httptest.NewRequest(http.MethodGet, path, nil)); w.Code != http.StatusUnauthorized ||
-		strings.TrimSpace(w.Body.String()) != `{"fail":"Unauthorized"}` {
-		t.Fatalf("without a token: %d %s", w.Code, w.Body)
+	if w := e.do(httptest.NewRequest(http.MethodGet, path, nil)); w.Code != http.StatusOK ||
+		!bytes.Equal(w.Body.Bytes(), servedOpenAPI(t, "en", "http://example.com")) {
+		t.Fatalf("without a token: %d, not the document of en", w.Code)
 	}
 	if w := e.send("admin", http.MethodPost, path, "", nil); w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != "GET" {
 		t.Errorf("POST: %d, Allow %q", w.Code, w.Header().Get("Allow"))
 	}
-	want := func(list string) []byte {
-		langs, err := cms.ParseLanguages(list)
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc, err := OpenAPI(langs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return doc
-	}
+	want := func(list string) []byte { return servedOpenAPI(t, list, "http://example.com") }
 	for _, user := range []string{"admin", "reader"} { // any valid token
 		w := e.send(user, http.MethodGet, path, "", nil)
 		if w.Code != http.StatusOK || w.Header().Get("Content-Type") != "application/json; charset=utf-8" {
@@ -354,7 +360,8 @@ func TestOpenAPIContract(t *testing.T) {
 		add := func(name string, status int, r *http.Request) { calls = append(calls, apiCall{name, status, r}) }
 
 		// What every operation of its kind gets.
-		if op.Security == nil || len(*op.Security) > 0 && op.OperationID != "refresh" && op.OperationID != "logout" {
+		optional := op.Security != nil && slices.ContainsFunc(*op.Security, func(s map[string][]string) bool { return len(s) == 0 })
+		if op.Security == nil || len(*op.Security) > 0 && !optional {
 			add("no token", 401, request(op.method, path, "", ""))
 		}
 		if kind != "" {
@@ -396,6 +403,9 @@ func TestOpenAPIContract(t *testing.T) {
 			add("delete by body, missing", 404, request(op.method, path, `{"id":"missing-one","deleteElementIrreversibly":true}`, "admin"))
 		case strings.HasPrefix(id, "list"):
 			add("every record", 200, request(op.method, path, "", "admin"))
+			add("query options", 200, request(op.method, path+"?ids="+fixture[kind]+",Base&published=*&fields=title&limit=10", "", "admin"))
+			add("query ids, none found", 404, request(op.method, path+"?ids=missing-one", "", "admin"))
+			add("malformed query option", 400, request(op.method, path+"?limit=0", "", "admin"))
 		case strings.HasPrefix(id, "read"):
 			add("one id", 200, request(op.method, path, "", "admin"))
 			add("several ids", 200, request(op.method, fill(map[string]string{"ids": fixture[kind] + ",Base,missing-one"}), "", "admin"))
@@ -435,6 +445,10 @@ func TestOpenAPIContract(t *testing.T) {
 		case id == "validateToken", id == "getOpenAPI":
 			add("valid token", 200, request(op.method, path, "", "reader"))
 			add("invalid token", 401, request(op.method, path, "", "", "Authorization", "Bearer nonsense"))
+			if id == "getOpenAPI" {
+				add("no token", 200, request(op.method, path+"?langs=de,en", "", ""))
+				add("no token, bad langs", 400, request(op.method, path+"?langs=de,,x", "", ""))
+			}
 		case id == "refresh":
 			add("by form field", 200, formRequest(path, "refresh_token", e.login("admin").RefreshToken))
 			cr := httptest.NewRequest(op.method, path, nil)
@@ -481,4 +495,146 @@ func TestOpenAPIContract(t *testing.T) {
 		}
 	}
 	t.Logf("%d operations, %d answers checked", len(c.ops), answers)
+}
+
+// TestOpenAPIForGenerators: what generators need (DECISIONS §14): the
+// read options as optional query parameters of one operation per kind
+// and no option segment in any path; numbers with their formats; the
+// nullable enum trackDifficulty as a bounded nullable integer.
+func TestOpenAPIForGenerators(t *testing.T) {
+	t.Parallel()
+	langs, err := cms.ParseLanguages("en,it")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := OpenAPI(langs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	at := func(v any, keys ...string) any {
+		for _, k := range keys {
+			m, _ := v.(map[string]any)
+			v = m[k]
+		}
+		return v
+	}
+	td := at(doc, "components", "schemas", "Resource", "properties", "trackDifficulty")
+	if fmt.Sprint(at(td, "type")) != "[integer null]" || at(td, "minimum") != 1.0 || at(td, "maximum") != 5.0 || at(td, "enum") != nil {
+		t.Errorf("trackDifficulty: %v", td)
+	}
+	numbers := 0
+	var walk func(where string, v any)
+	walk = func(where string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if typ := fmt.Sprint(v["type"]); typ == "number" || typ == "[number null]" {
+				numbers++
+				if v["format"] != "double" {
+					t.Errorf("%s: a number without format double: %v", where, v)
+				}
+			}
+			for k, x := range v {
+				walk(where+"/"+k, x)
+			}
+		case []any:
+			for i, x := range v {
+				walk(fmt.Sprint(where, "/", i), x)
+			}
+		}
+	}
+	walk("#", doc)
+	if numbers < 5 {
+		t.Errorf("only %d numbers seen", numbers)
+	}
+	paths, _ := at(doc, "paths").(map[string]any)
+	for p := range paths {
+		for _, seg := range strings.Split(p, "/") {
+			if isReadOption(seg) || seg == cms.OptExcludeFiles {
+				t.Errorf("path %s has an option segment", p)
+			}
+		}
+	}
+	params, _ := at(doc, "components", "parameters").(map[string]any)
+	for _, kind := range cms.Kinds() {
+		list, _ := at(paths, "/api/bw/v2/"+string(kind), "get", "parameters").([]any)
+		var names []string
+		for _, p := range list {
+			ref, _ := at(p, "$ref").(string)
+			q := params[strings.TrimPrefix(ref, "#/components/parameters/")]
+			if at(q, "in") != "query" || at(q, "required") != nil {
+				t.Errorf("%s: %s is not an optional query parameter", kind, ref)
+			}
+			names = append(names, fmt.Sprint(at(q, "name")))
+		}
+		want := "ids published fields ignoreFields excludeFiles limit after updatedSince"
+		switch kind {
+		case cms.KindResource:
+			want = "ids published fields ignoreFields excludeFiles mapId limit after bbox updatedSince"
+		case cms.KindMap:
+			want = "ids published fields ignoreFields excludeFiles limit after bbox updatedSince"
+		}
+		if got := strings.Join(names, " "); got != want {
+			t.Errorf("list %s: query parameters %s, want %s", kind, got, want)
+		}
+	}
+}
+
+// TestOpenAPIServers: the served document's servers entry is the address
+// it was fetched at, base path included: the request's host; a trusted
+// proxy's forwarded scheme and host; Options.PublicURL when set.
+func TestOpenAPIServers(t *testing.T) {
+	t.Parallel()
+	servers := func(e *env, path string, header ...string) string {
+		t.Helper()
+		r := httptest.NewRequest(http.MethodGet, path, nil)
+		r.Host = "cms.example.org:9000"
+		for i := 0; i+1 < len(header); i += 2 {
+			r.Header.Set(header[i], header[i+1])
+		}
+		w := e.do(r)
+		var doc struct {
+			Servers []struct {
+				URL       string         `json:"url"`
+				Variables map[string]any `json:"variables"`
+			} `json:"servers"`
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &doc); err != nil || w.Code != 200 || len(doc.Servers) != 1 || doc.Servers[0].Variables != nil {
+			t.Fatalf("%s: %d %v %s", path, w.Code, err, w.Body.String()[:min(200, w.Body.Len())])
+		}
+		return doc.Servers[0].URL
+	}
+	plain := newEnv(t, envOptions{})
+	if got := servers(plain, "/api/bw/v2/openapi.json"); got != "http://cms.example.org:9000" {
+		t.Errorf("plain: %s", got)
+	}
+	if got := servers(plain, "/api/bw/v2/openapi.json", "X-Forwarded-Proto", "https", "X-Forwarded-Host", "evil.example"); got != "http://cms.example.org:9000" {
+		t.Errorf("forwarded headers from a peer that is no trusted proxy: %s", got)
+	}
+	proxied := newEnv(t, envOptions{http: func(o *Options) {
+		o.BasePath = "/cms"
+		o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")} // httptest's peer
+	}})
+	if got := servers(proxied, "/cms/api/bw/v2/openapi.json"); got != "http://cms.example.org:9000/cms" {
+		t.Errorf("base path: %s", got)
+	}
+	if got := servers(proxied, "/cms/api/bw/v2/openapi.json", "X-Forwarded-Proto", "https", "X-Forwarded-Host", "public.example"); got != "https://public.example/cms" {
+		t.Errorf("trusted proxy, X-Forwarded-*: %s", got)
+	}
+	if got := servers(proxied, "/cms/api/bw/v2/openapi.json", "Forwarded", `proto=https;host="fwd.example"`); got != "https://fwd.example/cms" {
+		t.Errorf("trusted proxy, Forwarded: %s", got)
+	}
+	public := newEnv(t, envOptions{http: func(o *Options) { o.PublicURL = "https://api.example.com/x/" }})
+	if got := servers(public, "/api/bw/v2/openapi.json", "Authorization", "Bearer "+public.token("reader")); got != "https://api.example.com/x" {
+		t.Errorf("PublicURL: %s", got)
+	}
+	for _, bad := range []string{"api.example.com", "ftp://a.example", "https://", "https://a.example/?q=1", "https://u@a.example"} {
+		if _, err := NewHandler(plain.svc, &Options{JWTSecret: bytes.Repeat([]byte{1}, 32), PublicURL: bad}); err == nil ||
+			!strings.Contains(err.Error(), "public URL") {
+			t.Errorf("PublicURL %q: %v", bad, err)
+		}
+	}
 }

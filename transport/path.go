@@ -265,38 +265,69 @@ func parseReadOptions(rp *recordPath, rest []string, loc *time.Location) error {
 		if len(rest) < 2 {
 			return wrong("option " + key + " needs a value")
 		}
-		raw := rest[1]
-		rest = rest[2:]
-		var err error
-		switch key {
-		case cms.OptPublished:
-			rp.Published, err = parsePublished(raw)
-		case cms.OptFields:
-			rp.Fields, err = parseNames(raw)
-		case cms.OptIgnoreFields:
-			rp.IgnoreFields, err = parseNames(raw)
-		case cms.OptMapID:
-			if rp.Kind != cms.KindResource {
-				return wrong("mapId applies to Resources only")
-			}
-			rp.MapID, err = parseID(raw)
-		case cms.OptLimit:
-			rp.Limit, err = parseLimit(raw)
-		case cms.OptAfter:
-			rp.After, err = parseID(raw)
-		case cms.OptBBox:
-			if rp.Kind != cms.KindResource && rp.Kind != cms.KindMap {
-				return wrong("bbox applies to Resources and Maps only")
-			}
-			rp.BBox, err = parseBBox(raw)
-		case cms.OptUpdatedSince:
-			rp.UpdatedSince, err = parseSince(raw, loc)
-		}
+		pieces, err := splitEscaped(rest[1])
 		if err != nil {
+			return err
+		}
+		rest = rest[2:]
+		if err := setReadOption(rp, key, pieces, loc); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// splitEscaped splits a still percent-encoded path value on its literal
+// commas, then unescapes each piece: %2C is part of a piece, never a
+// separator.
+func splitEscaped(raw string) ([]string, error) {
+	pieces := strings.Split(raw, ",")
+	for i, p := range pieces {
+		v, err := url.PathUnescape(p)
+		if err != nil {
+			return nil, wrong("bad percent-encoding")
+		}
+		pieces[i] = v
+	}
+	return pieces, nil
+}
+
+// setReadOption checks one option's value, given as its comma-separated
+// pieces already unescaped, and sets it on rp. Options of one value
+// refuse a comma. It is shared by the path form and the query form.
+func setReadOption(rp *recordPath, key string, pieces []string, loc *time.Location) error {
+	one := ""
+	if len(pieces) == 1 {
+		one = pieces[0]
+	}
+	var err error
+	switch key {
+	case cms.OptPublished:
+		rp.Published, err = checkPublished(one)
+	case cms.OptFields:
+		rp.Fields, err = checkNames(pieces)
+	case cms.OptIgnoreFields:
+		rp.IgnoreFields, err = checkNames(pieces)
+	case cms.OptMapID:
+		if rp.Kind != cms.KindResource {
+			return wrong("mapId applies to Resources only")
+		}
+		rp.MapID, err = checkID(one)
+	case cms.OptLimit:
+		rp.Limit, err = checkLimit(one)
+	case cms.OptAfter:
+		rp.After, err = checkID(one)
+	case cms.OptBBox:
+		if rp.Kind != cms.KindResource && rp.Kind != cms.KindMap {
+			return wrong("bbox applies to Resources and Maps only")
+		}
+		rp.BBox, err = checkBBox(pieces)
+	case cms.OptUpdatedSince:
+		rp.UpdatedSince, err = checkSince(one, loc)
+	default:
+		err = wrong("unknown option")
+	}
+	return err
 }
 
 func isReadOption(key string) bool {
@@ -314,37 +345,51 @@ func parseIDs(raw string) ([]string, error) {
 	if strings.Count(raw, ",") >= MaxIDs {
 		return nil, wrong("more than 1000 ids")
 	}
-	pieces := strings.Split(raw, ",")
-	ids := make([]string, len(pieces))
-	for i, p := range pieces {
-		id, err := parseID(p)
-		if err != nil {
-			return nil, err
-		}
-		ids[i] = id
+	pieces, err := splitEscaped(raw)
+	if err != nil {
+		return nil, err
 	}
-	return ids, nil
+	return checkIDs(pieces)
 }
 
-// parseID unescapes and checks one id: a valid record id that is no path
-// keyword.
+// checkIDs checks a list of unescaped ids, at most MaxIDs.
+func checkIDs(pieces []string) ([]string, error) {
+	if len(pieces) > MaxIDs {
+		return nil, wrong("more than 1000 ids")
+	}
+	for _, id := range pieces {
+		if _, err := checkID(id); err != nil {
+			return nil, err
+		}
+	}
+	return pieces, nil
+}
+
+// parseID unescapes and checks one id.
 func parseID(raw string) (string, error) {
 	id, err := url.PathUnescape(raw)
-	if err != nil || !cms.ValidID(id) {
+	if err != nil {
+		return "", wrong("bad id")
+	}
+	return checkID(id)
+}
+
+// checkID checks one unescaped id: a valid record id that is no path
+// keyword.
+func checkID(id string) (string, error) {
+	if !cms.ValidID(id) {
 		return "", wrong("bad id")
 	}
 	return id, nil
 }
 
-func parsePublished(raw string) (cms.Published, error) {
-	v, err := url.PathUnescape(raw)
-	switch {
-	case err != nil:
-	case v == "1":
+func checkPublished(v string) (cms.Published, error) {
+	switch v {
+	case "1":
 		return cms.PublishedOnly, nil
-	case v == "0":
+	case "0":
 		return cms.UnpublishedOnly, nil
-	case v == "*":
+	case "*":
 		return cms.PublishedAny, nil
 	}
 	return 0, wrong("published: want 1, 0 or *")
@@ -354,26 +399,21 @@ func parsePublished(raw string) (cms.Published, error) {
 // language variant (title, title_it, ctaValueSufix).
 var fieldName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{0,99}(_[a-z]{2})?$`)
 
-// parseNames reads a comma-separated list of wire names, as given.
-func parseNames(raw string) ([]string, error) {
-	pieces := strings.Split(raw, ",")
-	names := make([]string, len(pieces))
-	for i, p := range pieces {
-		name, err := url.PathUnescape(p)
-		if err != nil || !fieldName.MatchString(name) {
+// checkNames checks a list of wire names, kept as given.
+func checkNames(pieces []string) ([]string, error) {
+	for _, name := range pieces {
+		if !fieldName.MatchString(name) {
 			return nil, wrong("bad field name")
 		}
-		names[i] = name
 	}
-	return names, nil
+	return pieces, nil
 }
 
 // limitPattern is 1..1000 written plainly: no sign, no leading zero.
 var limitPattern = regexp.MustCompile(`^[1-9][0-9]{0,3}$`)
 
-func parseLimit(raw string) (int, error) {
-	v, err := url.PathUnescape(raw)
-	if err != nil || !limitPattern.MatchString(v) {
+func checkLimit(v string) (int, error) {
+	if !limitPattern.MatchString(v) {
 		return 0, wrong("limit: want an integer 1..1000")
 	}
 	n, err := strconv.Atoi(v)
@@ -388,19 +428,18 @@ func parseLimit(raw string) (int, error) {
 // Inf.
 var decimal = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,2})(\.[0-9]+)?$`)
 
-// parseBBox reads minLon,minLat,maxLon,maxLat: each within its range,
+// checkBBox reads minLon,minLat,maxLon,maxLat: each within its range,
 // minLat <= maxLat; minLon > maxLon crosses the 180° meridian.
-func parseBBox(raw string) (*cms.BBox, error) {
-	parts := strings.Split(raw, ",")
+func checkBBox(parts []string) (*cms.BBox, error) {
 	if len(parts) != 4 {
 		return nil, wrong("bbox: want minLon,minLat,maxLon,maxLat")
 	}
 	var v [4]float64
-	for i, p := range parts {
-		s, err := url.PathUnescape(p)
-		if err != nil || !decimal.MatchString(s) {
+	for i, s := range parts {
+		if !decimal.MatchString(s) {
 			return nil, wrong("bbox: not a decimal number")
 		}
+		var err error
 		if v[i], err = strconv.ParseFloat(s, 64); err != nil {
 			return nil, wrong("bbox: not a number")
 		}
@@ -419,16 +458,15 @@ const sinceLayout = "2006-01-02T15:04:05"
 
 var sincePattern = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$`)
 
-// parseSince reads a wall time of loc that exists there: a date and time
+// checkSince reads a wall time of loc that exists there: a date and time
 // skipped by a clock change is malformed. A wall time that comes twice
 // (clocks put back) is its earlier instant, so a client syncing from the
 // last time it saw never misses a record.
-func parseSince(raw string, loc *time.Location) (time.Time, error) {
+func checkSince(v string, loc *time.Location) (time.Time, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
-	v, err := url.PathUnescape(raw)
-	if err != nil || !sincePattern.MatchString(v) {
+	if !sincePattern.MatchString(v) {
 		return time.Time{}, wrong("updatedSince: want YYYY-MM-DDTHH:MM:SS")
 	}
 	wall, err := time.Parse(sinceLayout, v) // the wall clock, read as UTC

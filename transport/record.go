@@ -18,7 +18,7 @@ const DefaultMaxBody = 8 << 20
 // serveRecords answers every path under /api/bw/v2/<kind>/: routing
 // first (404, 405), then 401 and 403, then the path's options (400).
 func (h *Handler) serveRecords(w http.ResponseWriter, r *http.Request, rest string) {
-	rp, perr := parsePath(r.Method, rest, h.loc)
+	rp, perr := parseRequest(r.Method, rest, r.URL.RawQuery, h.loc)
 	if perr != nil {
 		if m, ok := errors.AsType[*methodError](perr); ok {
 			w.Header().Set("Allow", joinMethods(m.allow))

@@ -15,6 +15,7 @@ var webSettings = []setting{
 	{"cors-origins", "CMS_CORS_ORIGINS", "", "comma-separated origins of browser front-ends allowed to call the API and log in (http://localhost:3000)"},
 	{"cookie-samesite", "CMS_COOKIE_SAMESITE", "strict", "SameSite of the refresh cookie: strict, lax or none (a front-end on another site)"},
 	{"cookie-domain", "CMS_COOKIE_DOMAIN", "", "Domain of the refresh cookie (default none: this host only)"},
+	{"public-url", "CMS_PUBLIC_URL", "", "address clients reach the API's root at, before /api/bw/v2 (https://cms.example.com): openapi.json's server (default: the address each request was sent to)"},
 }
 
 var sameSites = map[string]http.SameSite{
@@ -34,6 +35,10 @@ func webOptions(cfg map[string]string) (transport.Options, error) {
 	o.BasePath = cfg["base-path"]
 	if err := transport.CheckBasePath(o.BasePath); err != nil {
 		return o, fmt.Errorf("--base-path: %w", err)
+	}
+	o.PublicURL = cfg["public-url"]
+	if err := transport.CheckPublicURL(o.PublicURL); err != nil {
+		return o, fmt.Errorf("--public-url: %w", err)
 	}
 	for item := range strings.SplitSeq(cfg["cors-origins"], ",") {
 		if item = strings.TrimSpace(item); item == "" {

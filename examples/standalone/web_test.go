@@ -24,6 +24,8 @@ func TestWebSettings(t *testing.T) {
 		{[]string{"--cookie-samesite", "sometimes"}, nil, `--cookie-samesite "sometimes": want strict, lax or none`},
 		{[]string{"--cookie-domain", "not a domain"}, nil, `--cookie-domain "not a domain": not a domain`},
 		{[]string{"--trusted-proxies", "10.0.0.0/33"}, nil, `--trusted-proxies: "10.0.0.0/33"`},
+		{[]string{"--public-url", "cms.example.com"}, nil, `--public-url: transport: public URL "cms.example.com"`},
+		{nil, map[string]string{"CMS_PUBLIC_URL": "https://cms.example.com/?x=1"}, `--public-url: transport: public URL`},
 	})
 
 	const frontEnd = "http://localhost:3000"
@@ -66,12 +68,36 @@ func TestWebSettings(t *testing.T) {
 	if a := s.get(t, "/api/bw/v1/auth", ""); a.status != 404 || a.body != "404 page not found" {
 		t.Errorf("outside the API: %d %s", a.status, a.body)
 	}
+	if got := servedAt(t, s, "/cms/api/bw/v2/openapi.json"); got != s.url+"/cms" {
+		t.Errorf("openapi.json's server under /cms: %s, want %s/cms", got, s.url)
+	}
 	s.shutdown(t)
 
-	plain := startServer(t, &cli{env: map[string]string{"CMS_ADMIN_PASSWORD": "admin password"}}, "--db", "sqlite:"+filepath.Join(t.TempDir(), "cms.db"))
+	plain := startServer(t, &cli{env: map[string]string{"CMS_ADMIN_PASSWORD": "admin password"}},
+		"--db", "sqlite:"+filepath.Join(t.TempDir(), "cms.db"), "--public-url", "https://cms.example.com/")
 	if a := preflight(plain, "/api/bw/v2/auth"); a.status != 405 || a.header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("preflight without --cors-origins: %d %v", a.status, a.header)
 	}
+	if got := servedAt(t, plain, "/api/bw/v2/openapi.json"); got != "https://cms.example.com" {
+		t.Errorf("openapi.json's server with --public-url: %s", got)
+	}
+}
+
+// servedAt is the servers URL of the OpenAPI document at path, fetched
+// without a token.
+func servedAt(t *testing.T, s *server, path string) string {
+	t.Helper()
+	a := s.get(t, path, "")
+	var doc struct {
+		Servers []struct {
+			URL string `json:"url"`
+		} `json:"servers"`
+	}
+	jsonUnmarshal(a.body, &doc)
+	if a.status != 200 || len(doc.Servers) != 1 {
+		t.Fatalf("GET %s: %d, servers %v", path, a.status, doc.Servers)
+	}
+	return doc.Servers[0].URL
 }
 
 // refusal is a start with a bad setting and the message that names it.
