@@ -97,22 +97,30 @@ func checkOrigins(o *Options) error {
 // of Forwarded's first element. "" when the peer is no trusted proxy or
 // the proxy wrote none.
 func (ps proxies) forwardedHost(r *http.Request) string {
+	return ps.forwarded(r, "X-Forwarded-Host", "host")
+}
+
+// forwardedProto is the scheme a trusted proxy names, lowercased, as
+// forwardedHost reads the host (X-Forwarded-Proto, Forwarded's proto=).
+func (ps proxies) forwardedProto(r *http.Request) string {
+	return strings.ToLower(ps.forwarded(r, "X-Forwarded-Proto", "proto"))
+}
+
+// forwarded is the first value of header xHeader, else the param= of
+// Forwarded's first element, when the peer is a trusted proxy.
+func (ps proxies) forwarded(r *http.Request, xHeader, param string) string {
 	peer := parseHost(r.RemoteAddr)
 	if peer.IsValid() && !ps.trusted(peer) {
 		return ""
 	}
-	if v := r.Header.Get("X-Forwarded-Host"); v != "" {
+	if v := r.Header.Get(xHeader); v != "" {
 		first, _, _ := strings.Cut(v, ",")
 		return strings.TrimSpace(first)
 	}
-	v := r.Header.Get("Forwarded")
-	if v == "" {
-		return ""
-	}
-	first, _, _ := strings.Cut(v, ",")
+	first, _, _ := strings.Cut(r.Header.Get("Forwarded"), ",")
 	for pair := range strings.SplitSeq(first, ";") {
 		name, value, ok := strings.Cut(strings.TrimSpace(pair), "=")
-		if ok && strings.EqualFold(name, "host") {
+		if ok && strings.EqualFold(name, param) {
 			return strings.Trim(value, `"`)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/bwcms/cms/cms"
 )
@@ -97,28 +96,6 @@ func (h *Handler) servedURL(r *http.Request) string {
 		host = fh
 	}
 	return scheme + "://" + host + h.base
-}
-
-// forwardedProto is the scheme a trusted proxy names: the first value of
-// X-Forwarded-Proto, else the proto= of Forwarded's first element; ""
-// when the peer is no trusted proxy or the proxy named none.
-func (ps proxies) forwardedProto(r *http.Request) string {
-	peer := parseHost(r.RemoteAddr)
-	if peer.IsValid() && !ps.trusted(peer) {
-		return ""
-	}
-	if v := r.Header.Get("X-Forwarded-Proto"); v != "" {
-		first, _, _ := strings.Cut(v, ",")
-		return strings.ToLower(strings.TrimSpace(first))
-	}
-	first, _, _ := strings.Cut(r.Header.Get("Forwarded"), ",")
-	for pair := range strings.SplitSeq(first, ";") {
-		name, value, ok := strings.Cut(strings.TrimSpace(pair), "=")
-		if ok && strings.EqualFold(name, "proto") {
-			return strings.ToLower(strings.Trim(value, `"`))
-		}
-	}
-	return ""
 }
 
 // CheckPublicURL reports whether s can be Options.PublicURL: "" or an
