@@ -148,7 +148,7 @@ func TestMigrationKeepsWaitingBatches(t *testing.T) {
 func TestBBoxUsesIndex(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	s := openTestStore(t, nil)
+	s := openTestStore(t, patientOptions())
 	err := s.WithTx(ctx, func(tx cms.Store) error {
 		for i := range 5000 {
 			r := &cms.Resource{ID: fmt.Sprintf("r-%05d", i), Published: cms.Some(true),
@@ -196,7 +196,7 @@ func TestUpgradeRepairsAliases(t *testing.T) {
 // scan of the aliases that share the base.
 func TestAliasNumberUsesIndex(t *testing.T) {
 	t.Parallel()
-	s := openTestStore(t, nil)
+	s := openTestStore(t, patientOptions())
 	bunstoretest.FillNumberedAliases(t, s.Store, 3000)
 	for _, c := range []struct {
 		skip  []int64
@@ -230,16 +230,13 @@ func TestAliasNumberUsesIndex(t *testing.T) {
 // again after ANALYZE: never a scan of the assignments for every record.
 func TestRecordReadsUseIndexes(t *testing.T) {
 	t.Parallel()
-	s := openTestStore(t, nil)
-	ctx := t.Context()
+	s := openTestStore(t, patientOptions())
 	assertSchema(t, s)
 	noAutovacuum(t, s)
 	bunstoretest.FillAssigned(t, s.Store, 3000)
 	for _, state := range []string{"never analyzed", "analyzed"} {
 		if state == "analyzed" {
-			if _, err := s.Write().ExecContext(ctx, "ANALYZE"); err != nil {
-				t.Fatal(err)
-			}
+			analyzeSchema(t, s)
 		}
 		// Each id a look-up of the key, each Resource's assignments a
 		// look-up of their index, statistics or not.
