@@ -20,14 +20,12 @@ import (
 // Root is the API's path under the base URL.
 const Root = "/api/bw/v2"
 
-// DefaultPageSize is how many records List asks for a page.
-const DefaultPageSize = 100
-
 // MaxPageSize is the largest page (and /limit) the API answers.
 const MaxPageSize = 1000
 
 // Options configure a Client. The zero value (or nil) gives the defaults
-// each field names.
+// each field names. A negative number is refused by New with an error
+// naming the field.
 type Options struct {
 	// HTTPClient sends the requests. Default http.DefaultClient. It needs
 	// no cookie jar: the refresh token goes as a form field.
@@ -35,12 +33,12 @@ type Options struct {
 	// Logger hears refreshes and their failures, at Debug. Default:
 	// discard.
 	Logger *slog.Logger
-	// PageSize is how many records each page of List asks for, 1 to 1000.
-	// Default 100.
+	// PageSize is how many records each page of List asks for, 1 to
+	// MaxPageSize (1000). Default DefaultPageSize (100).
 	PageSize int
 	// PollInterval is the first wait between two status queries of
-	// WaitBatch; each wait doubles, up to MaxPollInterval. Defaults 100 ms
-	// and 2 s.
+	// WaitBatch; each wait doubles, up to MaxPollInterval. Defaults
+	// DefaultPollInterval (100 ms) and DefaultMaxPollInterval (2 s).
 	PollInterval    time.Duration
 	MaxPollInterval time.Duration
 	// Location is the service's time zone (its cms.Options.Location), in
@@ -50,7 +48,7 @@ type Options struct {
 	// RefreshTimeout bounds one refresh. A refresh runs to its end even
 	// when the call that started it is cancelled, since other calls wait
 	// for it and the server has spent the old token once it answers.
-	// Default 30 s.
+	// Default DefaultRefreshTimeout (30 s).
 	RefreshTimeout time.Duration
 }
 
@@ -106,29 +104,9 @@ func New(baseURL string, opts *Options) (*Client, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = http.DefaultClient
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.PageSize == 0 {
-		o.PageSize = DefaultPageSize
-	}
-	if o.PageSize < 1 || o.PageSize > MaxPageSize {
-		return nil, fmt.Errorf("client: PageSize %d: want 1 to %d", o.PageSize, MaxPageSize)
-	}
-	if o.PollInterval <= 0 {
-		o.PollInterval = 100 * time.Millisecond
-	}
-	if o.MaxPollInterval <= 0 {
-		o.MaxPollInterval = 2 * time.Second
-	}
-	if o.Location == nil {
-		o.Location = time.FixedZone("CET", 3600)
-	}
-	if o.RefreshTimeout <= 0 {
-		o.RefreshTimeout = 30 * time.Second
+	o, err = o.withDefaults()
+	if err != nil {
+		return nil, err
 	}
 	return &Client{api: strings.TrimRight(u.String(), "/") + Root + "/", http: o.HTTPClient, log: o.Logger,
 		pageSize: o.PageSize, poll: o.PollInterval, maxPoll: max(o.MaxPollInterval, o.PollInterval), loc: o.Location,

@@ -16,23 +16,31 @@ import (
 
 // PasswordParams are the argon2id parameters of new password hashes.
 type PasswordParams struct {
-	// Memory in KiB. Default 19456 (19 MiB, the OWASP minimum).
+	// Memory in KiB. Default DefaultPasswordMemory (19 MiB, the OWASP
+	// minimum).
 	Memory uint32
-	// Time is the number of passes. Default 2.
+	// Time is the number of passes. Default DefaultPasswordTime (2).
 	Time uint32
-	// Threads is the parallelism. Default 1.
+	// Threads is the parallelism. Default DefaultPasswordThreads (1).
 	Threads uint8
 }
 
+// The defaults of PasswordParams, applied where a field is 0.
+const (
+	DefaultPasswordMemory  = 19 * 1024
+	DefaultPasswordTime    = 2
+	DefaultPasswordThreads = 1
+)
+
 func (p PasswordParams) withDefaults() PasswordParams {
 	if p.Memory == 0 {
-		p.Memory = 19 * 1024
+		p.Memory = DefaultPasswordMemory
 	}
 	if p.Time == 0 {
-		p.Time = 2
+		p.Time = DefaultPasswordTime
 	}
 	if p.Threads == 0 {
-		p.Threads = 1
+		p.Threads = DefaultPasswordThreads
 	}
 	return p
 }

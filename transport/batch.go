@@ -6,9 +6,6 @@ import (
 	"github.com/bwcms/cms/cms"
 )
 
-// DefaultMaxBatchBody is the default limit of a batch body.
-const DefaultMaxBatchBody = 64 << 20
-
 // batch is POST <kind>/batch: validated whole, stored, then 201.
 func (h *Handler) batch(w http.ResponseWriter, r *http.Request, rp *recordPath) {
 	body, err := h.readBody(w, r, h.maxBatchBody)

@@ -11,13 +11,6 @@ import (
 	"github.com/bwcms/cms/cms"
 )
 
-// Defaults of the deadlines that require progress.
-const (
-	DefaultBodyReadTimeout = 10 * time.Second
-	DefaultBodyReadChunk   = 64 << 10
-	DefaultWriteTimeout    = 30 * time.Second
-)
-
 // overLimitGrace is how long the server may still read a body declared
 // over its limit, to discard what an eager client sent.
 const overLimitGrace = time.Second

@@ -10,10 +10,6 @@ import (
 	"github.com/rs/cors"
 )
 
-// DefaultCORSMaxAge is how long a browser may keep a preflight's answer
-// by default.
-const DefaultCORSMaxAge = 10 * time.Minute
-
 // The CORS policy for Options.AllowedOrigins: the methods the API takes,
 // the request headers it reads, and the answer headers a client reads.
 var (
@@ -50,7 +46,7 @@ func newCORS(origins []string, maxAge time.Duration) *cors.Cors {
 		return nil
 	}
 	seconds := int(maxAge / time.Second)
-	if maxAge < 0 {
+	if maxAge == NoCORSMaxAge {
 		seconds = 0 // no header: the browser's default
 	}
 	return cors.New(cors.Options{
@@ -78,15 +74,12 @@ func crossOrigin(o *Options) (*http.CrossOriginProtection, error) {
 	return c, nil
 }
 
-// checkOrigins checks Options.AllowedOrigins and CORSMaxAge.
+// checkOrigins checks Options.AllowedOrigins.
 func checkOrigins(o *Options) error {
 	for _, origin := range o.AllowedOrigins {
 		if err := CheckOrigin(origin); err != nil {
 			return err
 		}
-	}
-	if o.CORSMaxAge == 0 {
-		o.CORSMaxAge = DefaultCORSMaxAge
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package transport
 
 import (
 	"crypto/ed25519"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -25,7 +24,10 @@ import (
 const Prefix = root + "/"
 
 // Options configure a Handler. Exactly one signing key is needed:
-// JWTSecret (HS256, the default) or EdDSAKey.
+// JWTSecret (HS256, the default) or EdDSAKey. Every number follows one
+// rule: 0 means the default (a Default... constant), "off" is a named
+// negative sentinel (NoTimeout, NoCORSMaxAge), and any other negative
+// value is refused by NewHandler with an error naming the field.
 type Options struct {
 	// Logger receives failed requests (500s at Error level, the rest at
 	// Debug) and recovered panics. Default: discard.
@@ -40,12 +42,15 @@ type Options struct {
 	// key. Without it that path is 404.
 	EdDSAKey ed25519.PrivateKey
 	KeyID    string
-	// Issuer is the iss claim written and required. Default "bw".
+	// Issuer is the iss claim written and required. Default
+	// DefaultIssuer ("bw").
 	Issuer string
 
-	// MaxBody is the largest create/update body. Default 8 MiB.
+	// MaxBody is the largest create/update body. Default DefaultMaxBody
+	// (8 MiB).
 	MaxBody int64
-	// MaxBatchBody is the largest batch body. Default 64 MiB.
+	// MaxBatchBody is the largest batch body. Default DefaultMaxBatchBody
+	// (64 MiB).
 	MaxBatchBody int64
 
 	// BodyReadTimeout and BodyReadChunk require a request body to keep
@@ -53,15 +58,17 @@ type Options struct {
 	// within BodyReadTimeout of the previous ones, or the request is
 	// answered 408 and its connection closed. A large body sent at a
 	// steady rate passes however long it takes; a trickle is cut. These
-	// replace http.Server.ReadTimeout for bodies. Defaults 10 s and
-	// 64 KiB; a negative BodyReadTimeout turns this off.
+	// replace http.Server.ReadTimeout for bodies. Defaults
+	// DefaultBodyReadTimeout (10 s) and DefaultBodyReadChunk (64 KiB);
+	// NoTimeout as BodyReadTimeout turns this off.
 	BodyReadTimeout time.Duration
 	BodyReadChunk   int64
 	// WriteTimeout is how long each write of an answer (a chunk of a
 	// streamed list) may take before the connection is closed, so a
 	// client that stops reading cannot hold the handler. It replaces
 	// http.Server.WriteTimeout, which would bound a whole long list.
-	// Default 30 s; negative: off. Both deadlines need the
+	// Default DefaultWriteTimeout (30 s); NoTimeout: off. Both deadlines
+	// need the
 	// http.ResponseWriter to reach the connection: a host's wrapper must
 	// have an Unwrap method (http.ResponseController), else they are not
 	// set.
@@ -97,7 +104,8 @@ type Options struct {
 	// route does not take.
 	AllowedOrigins []string
 	// CORSMaxAge is how long a browser may keep a preflight's answer.
-	// Default DefaultCORSMaxAge; negative: no Access-Control-Max-Age.
+	// Default DefaultCORSMaxAge (10 minutes); NoCORSMaxAge: no
+	// Access-Control-Max-Age.
 	CORSMaxAge time.Duration
 
 	// CrossOrigin decides which POSTs under /auth are cross-site and
@@ -188,22 +196,8 @@ func NewHandler(svc *cms.Service, opts *Options) (*Handler, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.Rand == nil {
-		o.Rand = rand.Reader
-	}
-	if o.Issuer == "" {
-		o.Issuer = "bw"
-	}
-	if err := CheckBasePath(o.BasePath); err != nil {
-		return nil, err
-	}
-	if err := checkCookie(&o); err != nil {
-		return nil, err
-	}
-	if err := checkOrigins(&o); err != nil {
+	o, err := o.withDefaults()
+	if err != nil {
 		return nil, err
 	}
 	cross, err := crossOrigin(&o)
@@ -220,21 +214,6 @@ func NewHandler(svc *cms.Service, opts *Options) (*Handler, error) {
 	}
 	if err := CheckPublicURL(o.PublicURL); err != nil {
 		return nil, err
-	}
-	if o.MaxBody <= 0 {
-		o.MaxBody = DefaultMaxBody
-	}
-	if o.MaxBatchBody <= 0 {
-		o.MaxBatchBody = DefaultMaxBatchBody
-	}
-	if o.BodyReadTimeout == 0 {
-		o.BodyReadTimeout = DefaultBodyReadTimeout
-	}
-	if o.BodyReadChunk <= 0 {
-		o.BodyReadChunk = DefaultBodyReadChunk
-	}
-	if o.WriteTimeout == 0 {
-		o.WriteTimeout = DefaultWriteTimeout
 	}
 	h := &Handler{svc: svc, log: o.Logger, tokens: tokens, cross: cross, cors: newCORS(o.AllowedOrigins, o.CORSMaxAge),
 		base: o.BasePath, cookieSameSite: o.CookieSameSite, cookieDomain: o.CookieDomain, proxies: proxies, publicURL: strings.TrimRight(o.PublicURL, "/"), loc: svc.Location(),

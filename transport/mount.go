@@ -92,12 +92,12 @@ func checkCookie(o *Options) error {
 		o.CookieSameSite = http.SameSiteStrictMode
 	case http.SameSiteDefaultMode, http.SameSiteLaxMode, http.SameSiteStrictMode, http.SameSiteNoneMode:
 	default:
-		return fmt.Errorf("transport: CookieSameSite %d is not an http.SameSite mode", o.CookieSameSite)
+		return fmt.Errorf("transport: Options.CookieSameSite is %d: not an http.SameSite mode", o.CookieSameSite)
 	}
 	if o.CookieDomain != "" {
 		c := http.Cookie{Name: RefreshCookie, Value: "x", Domain: o.CookieDomain}
 		if err := c.Valid(); err != nil {
-			return fmt.Errorf("transport: CookieDomain %q: %w", o.CookieDomain, err)
+			return fmt.Errorf("transport: Options.CookieDomain is %q: %w", o.CookieDomain, err)
 		}
 	}
 	return nil

@@ -418,11 +418,12 @@ func (b *apiBuilder) components() apiComponents {
 				`value, an invalid id, an unknown field name, a trailing slash or empty segment) or a body that is not ` +
 				`one strict JSON document (duplicate keys, invalid UTF-8, deeper than 32, trailing data): ` +
 				`{"fail":"Wrong request"}.`),
-			"Unauthorized":   unauthorized,
-			"Forbidden":      forbidden,
-			"RequestTimeout": fail(`The body did not keep coming (each 64 KiB, or its end, within 10 s): {"fail":"Request timeout"}; the connection is closed.`),
-			"TooLarge":       fail(`The body (its declared Content-Length, or what arrived) is over the endpoint's limit: {"fail":"Request too large"}; the connection is closed.`),
-			"Internal":       fail(`Anything unexpected, never shown in detail: {"fail":"Internal error"}.`),
+			"Unauthorized": unauthorized,
+			"Forbidden":    forbidden,
+			"RequestTimeout": fail(`The body did not keep coming (each ` + bytesText(DefaultBodyReadChunk) + `, or its end, within ` +
+				durationText(DefaultBodyReadTimeout) + ` by default): {"fail":"Request timeout"}; the connection is closed.`),
+			"TooLarge": fail(`The body (its declared Content-Length, or what arrived) is over the endpoint's limit: {"fail":"Request too large"}; the connection is closed.`),
+			"Internal": fail(`Anything unexpected, never shown in detail: {"fail":"Internal error"}.`),
 			"Unavailable": fail(`The database cannot be reached, or a write kept clashing with concurrent writers past its retries: `+
 				`{"fail":"Service unavailable"}.`, "Retry-After"),
 		},
@@ -573,7 +574,7 @@ func (b *apiBuilder) kindPaths(kind cms.Kind) {
 			`"deleteElementIrreversibly": true deletes the record instead (it needs the delete permission). ` +
 			"Needs the write permission. Nothing is stored when anything is refused.",
 		Parameters: []*apiParameter{param("If-Match")},
-		RequestBody: jsonBody("One "+title+", at most 8 MiB (transport.Options.MaxBody), whatever the Content-Type; "+
+		RequestBody: jsonBody("One "+title+", at most "+bytesText(DefaultMaxBody)+" by default (transport.Options.MaxBody), whatever the Content-Type; "+
 			"or a form whose field json holds it. An urlencoded body that starts with { or [ is the document itself.", record),
 		Responses: withCommon(map[string]*apiResponse{
 			"200": jsonAnswer("Skip: the merged record equals the stored one; nothing was written.", ref("UpsertAnswer")),
@@ -706,8 +707,8 @@ func (b *apiBuilder) kindPaths(kind cms.Kind) {
 		Description: "The whole body is checked with the rules and references of single upserts, each record as the " +
 			"records before it leave things, then stored; workers apply it a moment later, all records or none, in " +
 			"one transaction. Needs the write permission (and delete when a record asks deleteElementIrreversibly).",
-		RequestBody: jsonBody("An array of "+plural+", at most 10,000 records (cms.Options.MaxBatchRecords) and 64 MiB "+
-			"(transport.Options.MaxBatchBody).", list),
+		RequestBody: jsonBody("An array of "+plural+", at most "+countText(cms.DefaultMaxBatchRecords)+" records (cms.Options.MaxBatchRecords) and "+
+			bytesText(DefaultMaxBatchBody)+" (transport.Options.MaxBatchBody) by default.", list),
 		Responses: withCommon(map[string]*apiResponse{
 			"201": jsonAnswer("Stored; ask its status with batchId.", ref("BatchReceipt")),
 			"409": fail("Every problem of every record, one per line; nothing is queued."),
@@ -716,7 +717,7 @@ func (b *apiBuilder) kindPaths(kind cms.Kind) {
 	b.paths.add(base+"/"+cms.KeywordBatch+"/{batchId}", http.MethodGet, &apiOperation{
 		Tags: tags, OperationID: "get" + title + "BatchStatus", Summary: "Status of a batch of " + plural,
 		Description: "waiting, processing, then done (with the counts) or error (with the reason). Finished batches " +
-			"are kept 7 days. Needs the read permission.",
+			"are kept " + durationText(cms.DefaultBatchRetention) + " by default (cms.Options.BatchRetention). Needs the read permission.",
 		Parameters: []*apiParameter{param("batchId")},
 		Responses: withCommon(map[string]*apiResponse{
 			"200": jsonAnswer("The status (Cache-Control: no-store).", ref("BatchStatus")),

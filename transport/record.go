@@ -12,9 +12,6 @@ import (
 	"github.com/bwcms/cms/cms"
 )
 
-// DefaultMaxBody is the default limit of a create/update body.
-const DefaultMaxBody = 8 << 20
-
 // serveRecords answers every path under /api/bw/v2/<kind>/: routing
 // first (404, 405), then 401 and 403, then the path's options (400).
 func (h *Handler) serveRecords(w http.ResponseWriter, r *http.Request, rest string) {

@@ -35,7 +35,10 @@ var migrations embed.FS
 const DefaultSchema = "bwcms"
 
 // Options configure Open and OpenPool. The zero value (or nil) means the
-// defaults.
+// defaults. Every number follows one rule: 0 means the default (a
+// Default... constant), "off" is the named negative sentinel NoTimeout,
+// and any other negative value is refused by Open and OpenPool with an
+// error naming the field.
 type Options struct {
 	// Schema is the schema that holds every table of the store, created
 	// when missing; every statement the store runs resolves table names in
@@ -46,19 +49,20 @@ type Options struct {
 	// (or the pool's) search_path names, when it names exactly one other
 	// than public; else DefaultSchema.
 	Schema string
-	// MaxConns is the most connections the store uses at once. Default 20
-	// (OpenPool: the pool's MaxConns).
+	// MaxConns is the most connections the store uses at once. Default
+	// DefaultMaxConns (20; OpenPool: the pool's MaxConns).
 	MaxConns int
 	// ConnWait is how long a request waits for a free connection when all
 	// MaxConns are busy (or for a new one to open) before the store
-	// answers unavailable (HTTP 503 with Retry-After). Default 10 s;
-	// negative: as long as the request's context allows.
+	// answers unavailable (HTTP 503 with Retry-After). Default
+	// DefaultConnWait (10 s); NoTimeout: as long as the request's context
+	// allows.
 	ConnWait time.Duration
 	// MaxIdleConns is how many idle connections it keeps. Default
 	// MaxConns. Not used by OpenPool: the host's pool keeps them.
 	MaxIdleConns int
-	// ConnMaxLifetime closes connections older than this. Default 30
-	// minutes. Not used by OpenPool.
+	// ConnMaxLifetime closes connections older than this. Default
+	// DefaultConnMaxLifetime (30 minutes). Not used by OpenPool.
 	ConnMaxLifetime time.Duration
 
 	// LockTimeout is how long a request's statement waits for a lock
@@ -66,24 +70,28 @@ type Options struct {
 	// writes, which a batch holds while it applies) before the store
 	// answers unavailable (503 with Retry-After), so an instance that
 	// froze or lost its network while holding one costs the others a
-	// bounded wait. Default 10 s; NoTimeout: as long as it takes.
+	// bounded wait. Default DefaultLockTimeout (10 s); NoTimeout: as long
+	// as it takes.
 	LockTimeout time.Duration
 	// StatementTimeout is the longest a request's statement runs before
 	// the server cancels it and the store answers unavailable (503 with
-	// Retry-After). Default 30 s; NoTimeout: no limit.
+	// Retry-After). Default DefaultStatementTimeout (30 s); NoTimeout: no
+	// limit.
 	StatementTimeout time.Duration
 	// IdleInTxTimeout is how long the server lets a transaction, a
 	// request's or a batch's, wait for its client between statements
 	// before it ends the session: a frozen or partitioned instance's
 	// locks are freed then (and its lease runs out: another instance
-	// takes its batch over). Default 15 s; NoTimeout: as long as it takes.
+	// takes its batch over). Default DefaultIdleInTxTimeout (15 s);
+	// NoTimeout: as long as it takes.
 	IdleInTxTimeout time.Duration
 	// BatchLockTimeout and BatchStatementTimeout are LockTimeout and
 	// StatementTimeout for a batch's transaction (a context of
 	// cms.WithBatchWork), which waits behind other batches of its account
 	// and writes thousands of records: a limit met is tried again after a
-	// wait, without using up an attempt. Default 2 minutes and 5 minutes;
-	// NoTimeout: no limit.
+	// wait, without using up an attempt. Default DefaultBatchLockTimeout
+	// (2 minutes) and DefaultBatchStatementTimeout (5 minutes); NoTimeout:
+	// no limit.
 	BatchLockTimeout, BatchStatementTimeout time.Duration
 	// NetworkTimeout is how long the network may stay silent beyond what
 	// the server's limits allow before the store gives a connection up as
@@ -91,8 +99,8 @@ type Options struct {
 	// statement timeout and this for an answer (a silent partition:
 	// nothing refused or closed), and Open's connections are dialled
 	// within it, with TCP keepalive probes and a TCP user timeout of it
-	// (Linux). Default 10 s; NoTimeout: the statements wait as long as
-	// their context allows.
+	// (Linux). Default DefaultNetworkTimeout (10 s); NoTimeout: the
+	// statements wait as long as their context allows.
 	NetworkTimeout time.Duration
 
 	// migrations replaces the embedded migrations (tests open older schemas).
@@ -100,9 +108,6 @@ type Options struct {
 	// trace receives every statement the store runs (plan tests).
 	trace func(query string, args []any)
 }
-
-// NoTimeout, as a timeout of Options, turns the limit off.
-const NoTimeout time.Duration = -1
 
 // Store is the PostgreSQL cms.Store.
 type Store struct {
@@ -129,15 +134,15 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: dsn: %w", err)
 	}
-	o := options(opts)
-	if o.MaxConns <= 0 {
-		o.MaxConns = 20
+	o, err := options(opts)
+	if err != nil {
+		return nil, err
 	}
-	if o.MaxIdleConns <= 0 {
+	if o.MaxConns == 0 {
+		o.MaxConns = DefaultMaxConns
+	}
+	if o.MaxIdleConns == 0 {
 		o.MaxIdleConns = o.MaxConns
-	}
-	if o.ConnMaxLifetime <= 0 {
-		o.ConnMaxLifetime = 30 * time.Minute
 	}
 	schema, named, err := chooseSchema(o.Schema, config.RuntimeParams["search_path"])
 	if err != nil {
@@ -170,9 +175,12 @@ func OpenPool(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Store, e
 	if pool == nil {
 		return nil, errors.New("postgres: OpenPool: nil pool")
 	}
-	o := options(opts)
+	o, err := options(opts)
+	if err != nil {
+		return nil, err
+	}
 	config := pool.Config()
-	if o.MaxConns <= 0 {
+	if o.MaxConns == 0 {
 		o.MaxConns = int(config.MaxConns)
 	}
 	// The pool's search_path is the host's own: never the store's schema.
@@ -186,22 +194,6 @@ func OpenPool(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Store, e
 	sqldb.SetMaxIdleConns(0)
 	sqldb.SetMaxOpenConns(o.MaxConns)
 	return open(ctx, sqldb, schema, named, o)
-}
-
-// options returns opts or the zero Options, with the defaults both Open
-// and OpenPool share.
-func options(opts *Options) Options {
-	o := Options{}
-	if opts != nil {
-		o = *opts
-	}
-	switch {
-	case o.ConnWait == 0:
-		o.ConnWait = 10 * time.Second
-	case o.ConnWait < 0:
-		o.ConnWait = 0
-	}
-	return o
 }
 
 // open builds the store on sqldb, whose connections resolve names in

@@ -15,24 +15,21 @@ type limits struct {
 	lock, statement, idleInTx, batchLock, batchStatement, network time.Duration
 }
 
-// newLimits applies the defaults to o's timeouts.
+// newLimits reads o's timeouts, its defaults applied (options).
 func newLimits(o Options) limits {
-	pick := func(d, def time.Duration) time.Duration {
-		switch {
-		case d == 0:
-			return def
-		case d < 0:
+	off := func(d time.Duration) time.Duration {
+		if d == NoTimeout {
 			return 0
 		}
 		return d
 	}
 	return limits{
-		lock:           pick(o.LockTimeout, 10*time.Second),
-		statement:      pick(o.StatementTimeout, 30*time.Second),
-		idleInTx:       pick(o.IdleInTxTimeout, 15*time.Second),
-		batchLock:      pick(o.BatchLockTimeout, 2*time.Minute),
-		batchStatement: pick(o.BatchStatementTimeout, 5*time.Minute),
-		network:        pick(o.NetworkTimeout, 10*time.Second),
+		lock:           off(o.LockTimeout),
+		statement:      off(o.StatementTimeout),
+		idleInTx:       off(o.IdleInTxTimeout),
+		batchLock:      off(o.BatchLockTimeout),
+		batchStatement: off(o.BatchStatementTimeout),
+		network:        off(o.NetworkTimeout),
 	}
 }
 

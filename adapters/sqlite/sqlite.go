@@ -16,7 +16,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/bwcms/cms/adapters/internal/bunstore"
@@ -29,17 +28,21 @@ import (
 var migrations embed.FS
 
 // Options configure Open. The zero value (or nil) means the defaults.
+// Every number follows one rule: 0 means the default, "off" is a named
+// negative sentinel (AutoCheckpoints), and any other negative value is
+// refused by Open with an error naming the field.
 type Options struct {
 	// ReadConns is the size of the read-only connection pool.
 	// Default: the number of CPUs, at least 2.
 	ReadConns int
 	// BusyTimeout is how long a statement waits for a lock held by another
-	// process. Default 10 seconds.
+	// process. Default DefaultBusyTimeout (10 s).
 	BusyTimeout time.Duration
 	// CheckpointEvery is how often a connection of its own copies the WAL
 	// into the database file, instead of the commit that takes the WAL past
 	// 1,000 pages (a large batch's commit then does not wait for it).
-	// Default 200 ms; negative: SQLite's automatic checkpoints.
+	// Default DefaultCheckpointEvery (200 ms); AutoCheckpoints: SQLite's
+	// automatic checkpoints.
 	CheckpointEvery time.Duration
 	// Logger receives what operators should know (a failing background
 	// checkpoint). Default: discard.
@@ -76,20 +79,9 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if o.ReadConns <= 0 {
-		o.ReadConns = max(2, runtime.NumCPU())
-	}
-	if o.BusyTimeout <= 0 {
-		o.BusyTimeout = 10 * time.Second
-	}
-	if o.CheckpointEvery == 0 {
-		o.CheckpointEvery = 200 * time.Millisecond
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.spaceProbe == nil {
-		o.spaceProbe = probeRoom
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, err
 	}
 	memory := path == Memory
 	room := &space{probe: o.spaceProbe}

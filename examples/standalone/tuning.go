@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bwcms/cms/cms"
+	"github.com/bwcms/cms/transport"
 )
 
 // tuningSettings bound what one client can hold of the server (timeouts,
@@ -44,10 +45,10 @@ func parseTuning(cfg map[string]string) (tuning, error) {
 		}
 		return d
 	}
-	// off is how the handler and the service spell 0.
+	// off is how the handler spells 0.
 	off := func(d time.Duration) time.Duration {
 		if d == 0 {
-			return -1
+			return transport.NoTimeout
 		}
 		return d
 	}
