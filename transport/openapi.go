@@ -795,7 +795,7 @@ func (b *apiBuilder) authPaths() {
 			"multipart/form-data":               {Schema: ref(schema)},
 		}}
 	}
-	refreshBody := form("The refresh token, when the cookie does not carry it, as a form field or a JSON object; at most 64 KiB.", false, "RefreshForm")
+	refreshBody := form("The refresh token, when the cookie does not carry it, as a form field or a JSON object; at most "+bytesText(MaxAuthBody)+".", false, "RefreshForm")
 	crossSite := fail(`A POST the browser marks as cross-site, from an origin not allowed: {"fail":"Forbidden"}, before anything is read.`)
 	b.paths.add(recordsBase+"auth", http.MethodPost, &apiOperation{
 		Tags: tags, OperationID: "login", Summary: "Log in",
@@ -803,7 +803,7 @@ func (b *apiBuilder) authPaths() {
 			"in the " + RefreshCookie + " cookie). Credentials in the query string are not read. Every answer has " +
 			"Cache-Control: no-store.",
 		Security:    noSecurity,
-		RequestBody: form("One u and one p, as form fields or a JSON object (by Content-Type), at most 64 KiB.", true, "LoginForm"),
+		RequestBody: form("One u and one p, as form fields or a JSON object (by Content-Type), at most "+bytesText(MaxAuthBody)+".", true, "LoginForm"),
 		Responses: responses(map[string]*apiResponse{
 			"200": withHeaders(jsonAnswer("Logged in.", ref("TokenAnswer")), "Set-Cookie"),
 			"401": fail(`Unknown user, wrong password, disabled user, a missing or repeated field, a body not understood: {"fail":"Unauthorized"}, the same in every case.`),
