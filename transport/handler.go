@@ -178,6 +178,9 @@ type Handler struct {
 	// schemas caches generated schema documents by kind, languages and
 	// form.
 	schemas sync.Map
+	// anonDocs keeps the OpenAPI documents of languages asked without a
+	// token (openapiDoc).
+	anonDocs *docCache
 	// answers are buffers of read answers (*[]byte), reused so that an
 	// answer is not built in a chain of doubling copies.
 	answers sync.Pool
@@ -218,7 +221,7 @@ func NewHandler(svc *cms.Service, opts *Options) (*Handler, error) {
 	h := &Handler{svc: svc, log: o.Logger, tokens: tokens, cross: cross, cors: newCORS(o.AllowedOrigins, o.CORSMaxAge),
 		base: o.BasePath, cookieSameSite: o.CookieSameSite, cookieDomain: o.CookieDomain, proxies: proxies, publicURL: strings.TrimRight(o.PublicURL, "/"), loc: svc.Location(),
 		maxBody: o.MaxBody, maxBatchBody: o.MaxBatchBody, bodyTimeout: o.BodyReadTimeout, bodyChunk: o.BodyReadChunk, writeTimeout: o.WriteTimeout,
-		observer: o.Observer, access: o.AccessLog}
+		observer: o.Observer, access: o.AccessLog, anonDocs: newDocCache()}
 	h.routes = map[string]route{
 		"auth":         {http.MethodGet: h.validate, http.MethodPost: h.login},
 		"auth/refresh": {http.MethodPost: h.refresh},
