@@ -17,9 +17,10 @@ var tuningSettings = []setting{
 	{"read-header-timeout", "CMS_READ_HEADER_TIMEOUT", "10s", "time to receive a request's headers (0: no limit)"},
 	{"idle-timeout", "CMS_IDLE_TIMEOUT", "2m", "how long an idle keep-alive connection stays open (0: no limit)"},
 	{"max-conns", "CMS_MAX_CONNS", "4096", "connections served at once; more wait to be accepted (0: no cap)"},
-	{"body-timeout", "CMS_BODY_TIMEOUT", "10s", "a request body must deliver each 64 KiB, or its end, within this (0: no limit)"},
-	{"write-timeout", "CMS_WRITE_TIMEOUT", "30s", "time for each write of an answer to a client (0: no limit)"},
-	{"refresh-grace", "CMS_REFRESH_GRACE", "10s", "a refresh token reused within this of its use gets a fresh pair instead of revoking its family (0: off)"},
+	{"body-timeout", "CMS_BODY_TIMEOUT", transport.DefaultBodyReadTimeout.String(),
+		fmt.Sprintf("a request body must deliver each %d KiB, or its end, within this (0: no limit)", transport.DefaultBodyReadChunk>>10)},
+	{"write-timeout", "CMS_WRITE_TIMEOUT", transport.DefaultWriteTimeout.String(), "time for each write of an answer to a client (0: no limit)"},
+	{"refresh-grace", "CMS_REFRESH_GRACE", cms.DefaultRefreshGrace.String(), "a refresh token reused within this of its use gets a fresh pair instead of revoking its family (0: off)"},
 }
 
 // tuning is what tuningSettings ask for, in the form the server, the
