@@ -34,27 +34,35 @@ func wantIDs(want ...string) func(*testing.T, *env, *httptest.ResponseRecorder) 
 	}
 }
 
+// seedReadFixtures stores five Resources (one unpublished, two across the
+// 180° meridian) and a Map holding two of them, then moves the clock an
+// hour on (the tokens given so far expire).
+func seedReadFixtures(t *testing.T, e *env) {
+	t.Helper()
+	for _, body := range []string{
+		`{"id":"aaa","title":"A","title_it":"A it","published":true,"locationLat":45,"locationLon":9,"image":"https://x.org/a.jpg","multimedia":["https://x.org/b.png"]}`,
+		`{"id":"bbb","title":"B","published":true,"locationLat":46,"locationLon":10}`,
+		`{"id":"ccc","title":"C","published":false}`,
+		`{"id":"ddd","title":"D","published":true,"locationLat":0,"locationLon":179.5}`,
+		`{"id":"eee","title":"E","published":true,"locationLat":0,"locationLon":-179.5}`,
+		`{"id":"mp1","resourceIds":["aaa"],"secondaryResourceIds":["bbb"]}`,
+	} {
+		path := "/api/bw/v2/resource"
+		if strings.Contains(body, `"mp1"`) {
+			path = "/api/bw/v2/map"
+		}
+		if w := e.send("admin", "POST", path, body, nil); w.Code != 201 {
+			t.Fatalf("%s: %d %s", body, w.Code, w.Body)
+		}
+	}
+	e.clock.Advance(time.Hour)
+	clear(e.tokens)
+}
+
 func TestReadOptions(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
-		for _, body := range []string{
-			`{"id":"aaa","title":"A","title_it":"A it","published":true,"locationLat":45,"locationLon":9,"image":"https://x.org/a.jpg","multimedia":["https://x.org/b.png"]}`,
-			`{"id":"bbb","title":"B","published":true,"locationLat":46,"locationLon":10}`,
-			`{"id":"ccc","title":"C","published":false}`,
-			`{"id":"ddd","title":"D","published":true,"locationLat":0,"locationLon":179.5}`,
-			`{"id":"eee","title":"E","published":true,"locationLat":0,"locationLon":-179.5}`,
-			`{"id":"mp1","resourceIds":["aaa"],"secondaryResourceIds":["bbb"]}`,
-		} {
-			path := "/api/bw/v2/resource"
-			if strings.Contains(body, `"mp1"`) {
-				path = "/api/bw/v2/map"
-			}
-			if w := e.send("admin", "POST", path, body, nil); w.Code != 201 {
-				t.Fatalf("%s: %d %s", body, w.Code, w.Body)
-			}
-		}
-		e.clock.Advance(time.Hour)
-		clear(e.tokens) // they expired
+		seedReadFixtures(t, e)
 		if w := e.send("admin", "POST", "/api/bw/v2/resource", `{"id":"ddd","title":"D2"}`, nil); w.Code != 202 {
 			t.Fatalf("update ddd: %d", w.Code)
 		}
