@@ -277,26 +277,7 @@ func TestFaultPartition(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	})
-	var worst time.Duration
-	for range cycles {
-		time.Sleep(time.Second)
-		before := w.count(503, 503)
-		px.Partition()
-		time.Sleep(down)
-		if w.count(503, 503) == before {
-			t.Errorf("no 503 in %v of partition: %v", down, w.status)
-		}
-		acks := w.acks.Load()
-		px.Heal()
-		healed := time.Now()
-		for w.acks.Load() == acks {
-			if time.Since(healed) > 30*time.Second {
-				t.Fatalf("no write acknowledged 30s after the partition healed: %v", w.status)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		worst = max(worst, time.Since(healed))
-	}
+	worst := storeCutCycles(t, w.ledger, cycles, time.Second, down, 30*time.Second, "partition", px.Partition, px.Heal)
 	time.Sleep(500 * time.Millisecond)
 	cancel()
 	wg.Wait()

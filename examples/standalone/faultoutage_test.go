@@ -28,26 +28,7 @@ func TestFaultStoreOutage(t *testing.T) {
 	for k := range clients {
 		wg.Go(func() { upserts(ctx, c, fmt.Sprintf("o-c%d", k), l) })
 	}
-	var worst time.Duration
-	for range cycles {
-		time.Sleep(500 * time.Millisecond)
-		before := l.count(503, 503)
-		px.Cut()
-		time.Sleep(down)
-		if l.count(503, 503) == before {
-			t.Errorf("no 503 in %v of outage: %v", down, l.status)
-		}
-		acks := l.acks.Load()
-		px.Restore()
-		back := time.Now()
-		for l.acks.Load() == acks {
-			if time.Since(back) > 60*time.Second {
-				t.Fatalf("no write acknowledged 60s after the store came back: %v", l.status)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		worst = max(worst, time.Since(back))
-	}
+	worst := storeCutCycles(t, l, cycles, 500*time.Millisecond, down, 60*time.Second, "outage", px.Cut, px.Restore)
 	time.Sleep(500 * time.Millisecond)
 	cancel()
 	wg.Wait()
@@ -64,4 +45,33 @@ func TestFaultStoreOutage(t *testing.T) {
 	}
 	t.Logf("figures: store unreachable under load: outages=%dx%v clients=%d writes=%d acknowledged=%d lost=%d 503=%d other-5xx=%d unanswered=%d slowest-recovery=%v",
 		cycles, down, clients, l.writes, l.acks.Load(), lost, unavailable, fiveXX-unavailable, l.broken, worst.Round(time.Millisecond))
+}
+
+// storeCutCycles cuts the store off cycles times under the load l
+// records, each time after settle and for down: every cycle must see a
+// 503 while cut, and a write acknowledged within recoverIn once restored.
+// It returns the slowest recovery.
+func storeCutCycles(t *testing.T, l *ledger, cycles int, settle, down, recoverIn time.Duration, what string, cut, restore func()) time.Duration {
+	t.Helper()
+	var worst time.Duration
+	for range cycles {
+		time.Sleep(settle)
+		before := l.count(503, 503)
+		cut()
+		time.Sleep(down)
+		if l.count(503, 503) == before {
+			t.Errorf("no 503 in %v of %s: %v", down, what, l.status)
+		}
+		acks := l.acks.Load()
+		restore()
+		back := time.Now()
+		for l.acks.Load() == acks {
+			if time.Since(back) > recoverIn {
+				t.Fatalf("no write acknowledged %v after the %s ended: %v", recoverIn, what, l.status)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		worst = max(worst, time.Since(back))
+	}
+	return worst
 }
