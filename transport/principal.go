@@ -38,6 +38,12 @@ func (h *Handler) authenticate(r *http.Request) (*Claims, cms.Principal, error) 
 	if raw == "" {
 		return nil, cms.Principal{}, errNoToken()
 	}
+	return h.verifyToken(r.Context(), raw)
+}
+
+// verifyToken checks raw's signature and expiry and that its user may
+// still act. Every refusal is CodeUnauthorized.
+func (h *Handler) verifyToken(ctx context.Context, raw string) (*Claims, cms.Principal, error) {
 	claims, err := h.tokens.parse(raw)
 	if err != nil {
 		return nil, cms.Principal{}, &cms.Error{Code: cms.CodeUnauthorized, Message: "Unauthorized", Err: err}
@@ -46,7 +52,7 @@ func (h *Handler) authenticate(r *http.Request) (*Claims, cms.Principal, error) 
 	if err != nil {
 		return nil, cms.Principal{}, &cms.Error{Code: cms.CodeUnauthorized, Message: "Unauthorized", Err: err}
 	}
-	if err := h.svc.CheckPrincipal(r.Context(), p); err != nil {
+	if err := h.svc.CheckPrincipal(ctx, p); err != nil {
 		return nil, cms.Principal{}, err
 	}
 	return claims, p, nil

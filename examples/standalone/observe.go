@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/bwcms/cms/admin"
 	"github.com/bwcms/cms/cms"
 	"github.com/bwcms/cms/metrics"
 	"github.com/bwcms/cms/transport"
@@ -41,12 +42,18 @@ func newObserving(cfg map[string]string) (*observing, error) {
 	return &observing{reg: reg, metrics: m, access: access}, nil
 }
 
-// routes are the server's: the API under its path, /healthz, /readyz and,
+// routes are the server's: the API under its path, the admin under its own, /healthz, /readyz and,
 // unless it has a listener of its own, /metrics.
-func (o *observing) routes(api *transport.Handler, svc *cms.Service, withMetrics bool) http.Handler {
+func (o *observing) routes(api *transport.Handler, ui *admin.Handler, svc *cms.Service, withMetrics bool) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(api.Path(), api)
 	mux.Handle(strings.TrimSuffix(api.Path(), "/"), api)
+	if ui != nil {
+		mux.Handle(ui.Path(), ui)
+		if p := strings.TrimSuffix(ui.Path(), "/"); p != "" {
+			mux.Handle(p, ui)
+		}
+	}
 	mux.Handle("GET /healthz", transport.Liveness())
 	mux.Handle("GET /readyz", transport.Readiness(svc))
 	if withMetrics {

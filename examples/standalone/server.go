@@ -196,7 +196,11 @@ func serve(ctx context.Context, args []string, e env) error {
 	defer runService(ctx, svc)()
 
 	tune := st.tune
-	srv := &http.Server{Handler: obs.routes(h, svc, metricsLn == nil), ReadHeaderTimeout: tune.readHeaderTimeout,
+	ui, err := adminHandler(cfg, svc, h, log)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: obs.routes(h, ui, svc, metricsLn == nil), ReadHeaderTimeout: tune.readHeaderTimeout,
 		IdleTimeout: tune.idleTimeout, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	if metricsLn != nil {
 		msrv := &http.Server{Handler: obs.handler(), ReadHeaderTimeout: tune.readHeaderTimeout}
@@ -205,6 +209,9 @@ func serve(ctx context.Context, args []string, e env) error {
 		log.Info("metrics", "addr", "http://"+metricsLn.Addr().String()+"/metrics")
 	}
 	log.Info("listening", "addr", "http://"+ln.Addr().String()+h.Path(), "db", redactDSN(cfg["db"]))
+	if ui != nil {
+		log.Info("admin", "addr", "http://"+ln.Addr().String()+ui.Path())
+	}
 	if e.ready != nil {
 		e.ready(ln.Addr().String())
 	}

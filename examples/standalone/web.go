@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 
+	"github.com/bwcms/cms/admin"
+	"github.com/bwcms/cms/cms"
 	"github.com/bwcms/cms/transport"
 )
 
@@ -15,6 +18,7 @@ var webSettings = []setting{
 	{"cors-origins", "CMS_CORS_ORIGINS", "", "comma-separated origins of browser front-ends allowed to call the API and log in (http://localhost:3000)"},
 	{"cookie-samesite", "CMS_COOKIE_SAMESITE", "strict", "SameSite of the refresh cookie: strict, lax or none (a front-end on another site)"},
 	{"cookie-domain", "CMS_COOKIE_DOMAIN", "", "Domain of the refresh cookie (default none: this host only)"},
+	{"admin-path", "CMS_ADMIN_PATH", "/admin/", "path of the editors' web UI (empty: no admin)"},
 	{"public-url", "CMS_PUBLIC_URL", "", "address clients reach the API's root at, before /api/bw/v2 (https://cms.example.com): openapi.json's server (default: the address each request was sent to)"},
 }
 
@@ -61,4 +65,17 @@ func webOptions(cfg map[string]string) (transport.Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// adminHandler is the editors' web UI at --admin-path, or nil when it is
+// empty.
+func adminHandler(cfg map[string]string, svc *cms.Service, api *transport.Handler, log *slog.Logger) (*admin.Handler, error) {
+	if strings.TrimSpace(cfg["admin-path"]) == "" {
+		return nil, nil
+	}
+	ui, err := admin.NewHandler(admin.Options{Service: svc, API: api, Prefix: cfg["admin-path"], Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("--admin-path: %w", err)
+	}
+	return ui, nil
 }

@@ -1,0 +1,140 @@
+package admin
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/bwcms/cms/cms"
+	"github.com/bwcms/cms/transport"
+)
+
+// Options configure the admin handler.
+type Options struct {
+	// Service is the CMS the admin edits. Required.
+	Service *cms.Service
+	// API is the API handler on the same service: the admin signs its
+	// users in with its tokens and judges client addresses as it does.
+	// Required.
+	API *transport.Handler
+	// Prefix is the path the host mounts the handler under ("/admin",
+	// "/x/y/admin"; "" or "/" for the root). Every link, asset and form
+	// action stays inside it.
+	Prefix string
+	// Logger receives failed requests. Default: discard.
+	Logger *slog.Logger
+	// ImageOrigins are origins besides the admin's own that pages may show
+	// images from (the Content-Security-Policy's img-src).
+	ImageOrigins []string
+}
+
+// Handler serves the admin's pages under its prefix.
+type Handler struct {
+	svc    *cms.Service
+	api    *transport.Handler
+	prefix string // "" or "/admin": no trailing slash
+	log    *slog.Logger
+	assets *assets
+	pages  *pages
+	csp    string
+	mux    *http.ServeMux
+	// guard refuses state-changing requests a browser sends from another
+	// site.
+	guard *http.CrossOriginProtection
+}
+
+// NewHandler returns the admin handler of o.
+func NewHandler(o Options) (*Handler, error) {
+	if o.Service == nil || o.API == nil {
+		return nil, errors.New("admin: NewHandler needs Options.Service and Options.API")
+	}
+	prefix, err := normalPrefix(o.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	as, err := loadAssets()
+	if err != nil {
+		return nil, err
+	}
+	h := &Handler{svc: o.Service, api: o.API, prefix: prefix, log: log, assets: as,
+		csp: contentSecurityPolicy(o.ImageOrigins), guard: http.NewCrossOriginProtection()}
+	if h.pages, err = parsePages(h.templateFuncs()); err != nil {
+		return nil, err
+	}
+	h.mux = http.NewServeMux()
+	h.routes(h.mux)
+	return h, nil
+}
+
+// normalPrefix turns a mount path into "" or "/a/b": a leading slash, no
+// trailing one.
+func normalPrefix(p string) (string, error) {
+	p = strings.TrimRight(p, "/")
+	if p == "" {
+		return "", nil
+	}
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	if strings.ContainsAny(p, "?#{}") || strings.Contains(p, "//") {
+		return "", errors.New("admin: Prefix must be a plain path such as /admin")
+	}
+	return p, nil
+}
+
+// Path is where the handler expects to be mounted: the prefix and "/".
+func (h *Handler) Path() string { return h.prefix + "/" }
+
+// routes registers every page. Each page's file registers its own routes.
+func (h *Handler) routes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /static/{path...}", h.serveAsset)
+	h.loginRoutes(mux)
+	h.overviewRoutes(mux)
+	h.listRoutes(mux)
+	h.editRoutes(mux)
+	h.peopleRoutes(mux)
+	mux.HandleFunc("/", h.notFound)
+}
+
+// ServeHTTP answers a request under the prefix; anything else is a 404.
+// The prefix itself without its slash redirects to the overview.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.Path
+	if path == h.prefix && h.prefix != "" {
+		http.Redirect(w, r, h.prefix+"/", http.StatusMovedPermanently)
+		return
+	}
+	rest, ok := strings.CutPrefix(path, h.prefix)
+	if !ok || !strings.HasPrefix(rest, "/") {
+		http.NotFound(w, r)
+		return
+	}
+	setSecurityHeaders(w)
+	if err := h.guard.Check(r); err != nil {
+		h.renderError(w, r, http.StatusForbidden, "This request came from another site and was refused. Reload the page and try again.")
+		return
+	}
+	r2 := new(http.Request)
+	*r2 = *r
+	u := *r.URL
+	u.Path = rest
+	u.RawPath = ""
+	r2.URL = &u
+	h.mux.ServeHTTP(w, r2)
+}
+
+// url is the address of a path of the admin ("/resource/") under the
+// prefix.
+func (h *Handler) url(path string) string {
+	return h.prefix + path
+}
+
+func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
+	h.renderError(w, r, http.StatusNotFound, "There is no page at this address.")
+}
