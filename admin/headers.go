@@ -22,7 +22,9 @@ func contentSecurityPolicy(imageOrigins []string) string {
 	return strings.Join([]string{
 		"default-src 'self'",
 		"script-src 'self'",
-		"style-src 'self'",
+		// The HTML editor (Trix) inserts three fixed <style> elements of its
+		// own; their hashes allow exactly those, no other inline style.
+		"style-src 'self' " + trixStyleHashes,
 		"img-src " + strings.Join(img, " "),
 		"connect-src 'self'",
 		"font-src 'self'",
@@ -41,3 +43,10 @@ func (h *Handler) setPageHeaders(w http.ResponseWriter) {
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("Content-Security-Policy", h.csp)
 }
+
+// trixStyleHashes are the CSP hashes of the <style> elements Trix 2.1.19
+// inserts (the first is the empty one). A Trix update re-checks them: the
+// browser tests fail on any CSP violation.
+const trixStyleHashes = "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=' " +
+	"'sha256-jAP18ioNeNaQBBU5RJvT96kjJnVxHvZs+s8WUNiLnvA=' " +
+	"'sha256-c5Z9aB2t69CSpeI1aC8dDLr7LZYZlynV8iY/8Uc9ZFk='"
