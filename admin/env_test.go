@@ -123,7 +123,11 @@ func (e *env) do(c *http.Client, req *http.Request) *http.Response {
 func (e *env) page(res *http.Response, want int) *goquery.Document {
 	e.t.Helper()
 	if res.StatusCode != want {
-		e.t.Fatalf("%s %s: status %d, want %d", res.Request.Method, res.Request.URL.Path, res.StatusCode, want)
+		what := "answer"
+		if res.Request != nil {
+			what = res.Request.Method + " " + res.Request.URL.Path
+		}
+		e.t.Fatalf("%s: status %d, want %d", what, res.StatusCode, want)
 	}
 	doc, err := goquery.NewDocumentFromReader(res.Body)
 	if err != nil {

@@ -102,16 +102,22 @@ func (h *Handler) routes(mux *http.ServeMux) {
 	mux.HandleFunc("/", h.notFound)
 }
 
-// ServeHTTP answers a request under the prefix; anything else is a 404.
-// The prefix itself without its slash redirects to the overview.
+// ServeHTTP answers a request under the prefix, given whole or already
+// stripped by the host. The prefix itself without its slash redirects to
+// the overview.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	if path == h.prefix && h.prefix != "" {
 		http.Redirect(w, r, h.prefix+"/", http.StatusMovedPermanently)
 		return
 	}
+	// The whole path (ServeMux, gorilla, chi), or the path a host's
+	// http.StripPrefix left: links are made with the prefix either way.
 	rest, ok := strings.CutPrefix(path, h.prefix)
 	if !ok || !strings.HasPrefix(rest, "/") {
+		rest = path
+	}
+	if !strings.HasPrefix(rest, "/") {
 		http.NotFound(w, r)
 		return
 	}
