@@ -158,7 +158,7 @@ func (s *Service) SetPassword(ctx context.Context, name, password string) error 
 	if err != nil {
 		return err
 	}
-	return s.updateUser(ctx, name, func(u *User) { u.PasswordHash = hash }, revokeTokens, resetLoginFailures)
+	return s.updateUser(ctx, name, func(u *User) error { u.PasswordHash = hash; return nil }, revokeTokens, resetLoginFailures)
 }
 
 // SetPerms replaces a user's permissions; they reach the user's tokens at
@@ -171,7 +171,7 @@ func (s *Service) SetPerms(ctx context.Context, name string, perms []string) err
 	if err := CheckPerms(perms); err != nil {
 		return err
 	}
-	return s.updateUser(ctx, name, func(u *User) { u.Perms = slices.Clone(perms) })
+	return s.updateUser(ctx, name, func(u *User) error { u.Perms = slices.Clone(perms); return nil })
 }
 
 // SetDisabled disables or enables a user. Disabling revokes every refresh
@@ -182,7 +182,7 @@ func (s *Service) SetDisabled(ctx context.Context, name string, disabled bool) e
 	if disabled {
 		then = append(then, revokeTokens)
 	}
-	err := s.updateUser(ctx, name, func(u *User) { u.Disabled = disabled }, then...)
+	err := s.updateUser(ctx, name, func(u *User) error { u.Disabled = disabled; return nil }, then...)
 	s.users.forget(name)
 	return err
 }
@@ -194,10 +194,21 @@ func (s *Service) SetDisabled(ctx context.Context, name string, disabled bool) e
 // same name starts afresh: tokens issued before it was made are refused
 // (User.Created, Identity.Since). CodeNotFound for no user.
 func (s *Service) DeleteUser(ctx context.Context, name string) error {
+	return s.deleteUser(ctx, name, nil)
+}
+
+// deleteUser is DeleteUser after check, when not nil, accepts the user
+// as stored, in the transaction.
+func (s *Service) deleteUser(ctx context.Context, name string, check func(User) error) error {
 	err := s.inTx(ctx, func(tx Store) error {
 		u, err := tx.GetUser(ctx, name)
 		if err != nil {
 			return err
+		}
+		if check != nil {
+			if err := check(u); err != nil {
+				return err
+			}
 		}
 		u.Changed = s.Now()
 		if err := revokeTokens(ctx, tx, u); err != nil {
@@ -229,13 +240,18 @@ func resetLoginFailures(ctx context.Context, tx Store, u User) error {
 	return tx.ResetLoginFailures(ctx, u.Name)
 }
 
-func (s *Service) updateUser(ctx context.Context, name string, change func(*User), then ...afterChange) error {
+// updateUser reads a user, lets change change it (or refuse: its error
+// is returned and nothing is stored) and stores it, in one transaction
+// with then.
+func (s *Service) updateUser(ctx context.Context, name string, change func(*User) error, then ...afterChange) error {
 	return s.inTx(ctx, func(tx Store) error {
 		u, err := tx.GetUser(ctx, name)
 		if err != nil {
 			return err
 		}
-		change(&u)
+		if err := change(&u); err != nil {
+			return err
+		}
 		u.Changed = s.Now()
 		if err := tx.UpdateUser(ctx, u); err != nil {
 			return err
