@@ -391,6 +391,8 @@ func options(pairs [][2]string, selected string) []option {
 // facetOptions offer "Any" and every value; a value asked for that the
 // account no longer has stays selectable, so the form shows it.
 func facetOptions(values []string, selected string) []option {
+	values = slices.Clone(values)
+	slices.Sort(values)
 	out := []option{{"", "Any", selected == ""}}
 	for _, v := range values {
 		out = append(out, option{v, v, v == selected})
@@ -451,7 +453,14 @@ func displayTitle(langs cms.Languages, titles map[string]string) (title, lang st
 }
 
 func (h *Handler) listRow(kind cms.Kind, langs cms.Languages, r cms.BrowseRow) listRow {
-	row := listRow{ID: r.ID, Edit: h.editURL(kind, r.ID), Missing: r.Missing, Published: r.Published,
+	// The missing languages in the account's order, whatever Browse's.
+	var missing []string
+	for _, l := range langs.All {
+		if slices.Contains(r.Missing, l) {
+			missing = append(missing, l)
+		}
+	}
+	row := listRow{ID: r.ID, Edit: h.editURL(kind, r.ID), Missing: missing, Published: r.Published,
 		Updated: h.svc.Timestamp(r.Updated), UpdatedAt: r.Updated.Format(time.RFC3339), Type: r.Type, Category: r.Category}
 	row.Title, row.TitleLang, row.Fallback = displayTitle(langs, r.Titles)
 	row.Label = recordLabel(row.ID, row.Title)
