@@ -336,8 +336,8 @@ func (h *Handler) listFilters(r *http.Request, s *session, kind cms.Kind, q list
 		Sorts: selectField{"f-sort", "sort", "Sort by",
 			options([][2]string{{"updated", "Last update"}, {"id", "Id"}, {"title", "Title"}}, string(q.Sort))},
 		Orders: selectField{"f-order", "order", "Order", []option{
-			{"desc", "Descending (newest first, Z to A)", q.Desc},
-			{"asc", "Ascending (oldest first, A to Z)", !q.Desc},
+			{"desc", "Descending", q.Desc},
+			{"asc", "Ascending", !q.Desc},
 		}},
 	}
 	miss := [][2]string{{"", "Any"}}
