@@ -222,17 +222,17 @@ func deleteEffect(rec cms.Record) string {
 	switch r := rec.(type) {
 	case *cms.Resource:
 		if n := len(r.MapIDs.Value) + len(r.MapSecondaryIDs.Value); n > 0 {
-			return "Removed from " + count(n, "Map", "Maps") + "."
+			return "Removed from " + countOf(n, "Map", "Maps") + "."
 		}
 	case *cms.Map:
 		if n := len(r.ResourceIDs.Value) + len(r.SecondaryResourceIDs.Value); n > 0 {
-			return count(n, "Resource is", "Resources are") + " unassigned from it."
+			return countOf(n, "Resource is", "Resources are") + " unassigned from it."
 		}
 	}
 	return ""
 }
 
-func count(n int, one, many string) string {
+func countOf(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}

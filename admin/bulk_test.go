@@ -13,9 +13,9 @@ import (
 	"github.com/bwcms/cms/internal/testenv"
 )
 
-// results are the outcome and the text of each row of a bulk report, by
+// bulkResults are the outcome and the text of each row of a bulk report, by
 // id.
-func results(doc *goquery.Document) map[string]string {
+func bulkResults(doc *goquery.Document) map[string]string {
 	out := map[string]string{}
 	doc.Find("table.bulk-results tbody tr").Each(func(_ int, s *goquery.Selection) {
 		out[s.AttrOr("data-id", "")] = strings.TrimPrefix(s.AttrOr("class", ""), "result-") + ": " + strings.TrimSpace(s.Find("td.reason .text").Text())
@@ -23,9 +23,9 @@ func results(doc *goquery.Document) map[string]string {
 	return out
 }
 
-func published(e *env, kind cms.Kind, id string) bool {
+func isPublished(e *env, kind cms.Kind, id string) bool {
 	e.t.Helper()
-	rec := e.stored(kind, id)
+	rec := e.storedRecord(kind, id)
 	if rec == nil {
 		e.t.Fatalf("%s %s is gone", kind, id)
 	}
@@ -57,34 +57,34 @@ func TestBulkPublishAndUnpublish(t *testing.T) {
 	res := e.post(c, "/resource/bulk", url.Values{"action": {"publish"}, "id": {"res-a", "res-b", "res-c", "res-gone"}, "back": {back}})
 	doc := e.page(res, http.StatusOK)
 	want := map[string]string{"res-a": "done: Published", "res-b": "done: Published", "res-c": "skipped: Already published", "res-gone": "failed: It no longer exists."}
-	if got := results(doc); !maps(got, want) {
+	if got := bulkResults(doc); !sameResults(got, want) {
 		t.Errorf("results %v, want %v", got, want)
 	}
 	if got := strings.TrimSpace(doc.Find("p.notice").Text()); got != "2 done. 1 unchanged. 1 not done: see why below." {
 		t.Errorf("summary %q", got)
 	}
-	if href(doc, `main a:contains("Back to the list")`) != back {
-		t.Errorf("back link %q", href(doc, `main a:contains("Back to the list")`))
+	if firstHref(doc, `main a:contains("Back to the list")`) != back {
+		t.Errorf("back link %q", firstHref(doc, `main a:contains("Back to the list")`))
 	}
 	for _, id := range []string{"res-a", "res-b", "res-c"} {
-		if !published(e, cms.KindResource, id) {
+		if !isPublished(e, cms.KindResource, id) {
 			t.Errorf("%s not published", id)
 		}
 	}
-	if e.stored(cms.KindResource, "res-gone") != nil {
+	if e.storedRecord(cms.KindResource, "res-gone") != nil {
 		t.Error("publishing a missing id created it")
 	}
 
 	doc = e.page(e.post(c, "/resource/bulk", url.Values{"action": {"unpublish"}, "id": {"res-b", "res-b", "res-c"}}), http.StatusOK)
-	if got := results(doc); !maps(got, map[string]string{"res-b": "done: Unpublished", "res-c": "done: Unpublished"}) {
+	if got := bulkResults(doc); !sameResults(got, map[string]string{"res-b": "done: Unpublished", "res-c": "done: Unpublished"}) {
 		t.Errorf("unpublish results %v", got)
 	}
-	if !published(e, cms.KindResource, "res-a") || published(e, cms.KindResource, "res-b") || published(e, cms.KindResource, "res-c") {
+	if !isPublished(e, cms.KindResource, "res-a") || isPublished(e, cms.KindResource, "res-b") || isPublished(e, cms.KindResource, "res-c") {
 		t.Error("unpublish changed the wrong records")
 	}
 	// A back address outside the list is not followed.
 	doc = e.page(e.post(c, "/resource/bulk", url.Values{"action": {"publish"}, "id": {"res-a"}, "back": {"https://evil.example/"}}), http.StatusOK)
-	if got := href(doc, `main a:contains("Back to the list")`); got != "/admin/resource/" {
+	if got := firstHref(doc, `main a:contains("Back to the list")`); got != "/admin/resource/" {
 		t.Errorf("back link %q", got)
 	}
 }
@@ -108,7 +108,7 @@ func TestBulkWithoutSelectionOrActionChangesNothing(t *testing.T) {
 		many.Add("id", "id-"+strings.Repeat("x", i%5)+string(rune('a'+i%26))+string(rune('a'+i/26)))
 	}
 	e.page(e.post(c, "/resource/bulk", many), http.StatusBadRequest)
-	if published(e, cms.KindResource, "res-a") {
+	if isPublished(e, cms.KindResource, "res-a") {
 		t.Error("a refused bulk action changed a record")
 	}
 }
@@ -132,7 +132,7 @@ func TestBulkActionsFollowPermissions(t *testing.T) {
 		t.Error("a reader is offered a new record")
 	}
 	doc = e.page(e.post(reader, "/resource/bulk", url.Values{"action": {"publish"}, "id": {"res-a"}}), http.StatusForbidden)
-	if got := results(doc)["res-a"]; got != "failed: Your permissions do not allow this." {
+	if got := bulkResults(doc)["res-a"]; got != "failed: Your permissions do not allow this." {
 		t.Errorf("reader's forged publish: %q", got)
 	}
 	e.page(e.post(reader, "/resource/bulk", url.Values{"action": {"delete"}, "id": {"res-a"}}), http.StatusForbidden)
@@ -146,20 +146,20 @@ func TestBulkActionsFollowPermissions(t *testing.T) {
 		t.Errorf("writer's actions %v", actions)
 	}
 	e.page(e.post(writer, "/resource/bulk", url.Values{"action": {"delete"}, "confirm": {"yes"}, "id": {"res-a"}}), http.StatusForbidden)
-	if published(e, cms.KindResource, "res-a") {
+	if isPublished(e, cms.KindResource, "res-a") {
 		t.Error("a refused publish changed the record")
 	}
 	e.page(e.post(writer, "/resource/bulk", url.Values{"action": {"publish"}, "id": {"res-a"}}), http.StatusOK)
-	if !published(e, cms.KindResource, "res-a") {
+	if !isPublished(e, cms.KindResource, "res-a") {
 		t.Error("the writer's publish did not publish")
 	}
 	// Another account's records are out of reach.
 	otto := e.signIn("otto")
 	doc = e.page(e.post(otto, "/resource/bulk", url.Values{"action": {"delete"}, "confirm": {"yes"}, "id": {"res-a"}}), http.StatusNotFound)
-	if got := results(doc)["res-a"]; got != "failed: It no longer exists." {
+	if got := bulkResults(doc)["res-a"]; got != "failed: It no longer exists." {
 		t.Errorf("other account's delete: %q", got)
 	}
-	if e.stored(cms.KindResource, "res-a") == nil {
+	if e.storedRecord(cms.KindResource, "res-a") == nil {
 		t.Error("another account deleted the record")
 	}
 }
@@ -190,12 +190,12 @@ func TestBulkDeleteAsksFirstAndListsWhatGoes(t *testing.T) {
 		confirm.AttrOr("action", "") != "/admin/resource/bulk" || strings.TrimSpace(confirm.Find("button").Text()) != "Delete 2 Resources" {
 		t.Errorf("confirm form: ids %v, button %q", ids, confirm.Find("button").Text())
 	}
-	if href(doc, "form.confirm a") != back {
-		t.Errorf("cancel %q", href(doc, "form.confirm a"))
+	if firstHref(doc, "form.confirm a") != back {
+		t.Errorf("cancel %q", firstHref(doc, "form.confirm a"))
 	}
 	// Asking deletes nothing.
 	for _, id := range []string{"res-a", "res-b"} {
-		if e.stored(cms.KindResource, id) == nil {
+		if e.storedRecord(cms.KindResource, id) == nil {
 			t.Fatalf("%s deleted before the confirmation", id)
 		}
 	}
@@ -209,20 +209,20 @@ func TestBulkDeleteAsksFirstAndListsWhatGoes(t *testing.T) {
 	form := url.Values{"back": {back}}
 	confirm.Find("input").Each(func(_ int, s *goquery.Selection) { form.Add(s.AttrOr("name", ""), s.AttrOr("value", "")) })
 	doc = e.page(e.post(c, "/resource/bulk", form), http.StatusOK)
-	if got := results(doc); !maps(got, map[string]string{"res-a": "done: Deleted", "res-b": "done: Deleted"}) {
+	if got := bulkResults(doc); !sameResults(got, map[string]string{"res-a": "done: Deleted", "res-b": "done: Deleted"}) {
 		t.Errorf("results %v", got)
 	}
 	for _, id := range []string{"res-a", "res-b"} {
-		if e.stored(cms.KindResource, id) != nil {
+		if e.storedRecord(cms.KindResource, id) != nil {
 			t.Errorf("%s not deleted", id)
 		}
 	}
-	if got := e.stored(cms.KindMap, "map-a").(*cms.Map).ResourceIDs.Value; len(got) != 0 {
+	if got := e.storedRecord(cms.KindMap, "map-a").(*cms.Map).ResourceIDs.Value; len(got) != 0 {
 		t.Errorf("map-a still lists %v", got)
 	}
 	// Nothing left to delete: a clear 404 report.
 	doc = e.page(e.post(c, "/resource/bulk", form), http.StatusNotFound)
-	if got := results(doc); !maps(got, map[string]string{"res-a": "failed: It no longer exists.", "res-b": "failed: It no longer exists."}) {
+	if got := bulkResults(doc); !sameResults(got, map[string]string{"res-a": "failed: It no longer exists.", "res-b": "failed: It no longer exists."}) {
 		t.Errorf("results of a second delete %v", got)
 	}
 }
@@ -235,7 +235,7 @@ func TestBulkDeleteRefusedByAReferenceNamesTheReferrer(t *testing.T) {
 	c := e.signIn("admin")
 	form := url.Values{"action": {"delete"}, "confirm": {"yes"}, "id": {"map-held", "map-free"}}
 	doc := e.page(e.post(c, "/map/bulk", form), http.StatusOK)
-	if got := results(doc); !maps(got, map[string]string{"map-held": "failed: Not deleted: other records name it.", "map-free": "done: Deleted"}) {
+	if got := bulkResults(doc); !sameResults(got, map[string]string{"map-held": "failed: Not deleted: other records name it.", "map-free": "done: Deleted"}) {
 		t.Errorf("results %v", got)
 	}
 	var by []string
@@ -252,7 +252,7 @@ func TestBulkDeleteRefusedByAReferenceNamesTheReferrer(t *testing.T) {
 	if doc.Find("main b").Length() != 0 {
 		t.Error("a referrer's title became HTML")
 	}
-	if e.stored(cms.KindMap, "map-held") == nil || e.stored(cms.KindMap, "map-free") != nil {
+	if e.storedRecord(cms.KindMap, "map-held") == nil || e.storedRecord(cms.KindMap, "map-free") != nil {
 		t.Error("the wrong Map was deleted")
 	}
 	// Reading the Proposal's title for the report is not a visit.
@@ -281,12 +281,12 @@ func TestBulkDeleteRefusedByAReferenceNamesTheReferrer(t *testing.T) {
 	if got := strings.Join(strings.Fields(first.Text()), " "); got != "Landing lan-1 names it in mapId" || first.Find("a").Length() != 0 {
 		t.Errorf("referrer for a user without landing:read: %q", got)
 	}
-	if e.stored(cms.KindMap, "map-held") == nil {
+	if e.storedRecord(cms.KindMap, "map-held") == nil {
 		t.Error("the held Map was deleted")
 	}
 }
 
-func maps(got, want map[string]string) bool {
+func sameResults(got, want map[string]string) bool {
 	if len(got) != len(want) {
 		return false
 	}

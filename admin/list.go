@@ -115,7 +115,7 @@ func (q listQuery) values() url.Values {
 		v.Set("sort", string(q.Sort))
 	}
 	if q.Desc != defaultDesc(q.Sort) {
-		v.Set("order", order(q.Desc))
+		v.Set("order", orderName(q.Desc))
 	}
 	set := func(k, val, def string) {
 		if val != def {
@@ -134,7 +134,7 @@ func (q listQuery) values() url.Values {
 	return v
 }
 
-func order(desc bool) string {
+func orderName(desc bool) string {
 	if desc {
 		return "desc"
 	}
@@ -186,16 +186,16 @@ type listPage struct {
 type listFilters struct {
 	Published, Types, Cats, Missing, Sorts, Orders, Limits selectField
 	// Maps are suggestions for the Map filter (ids with titles).
-	Maps []option
+	Maps []listOption
 }
 
 // selectField is a labelled select of the filter form.
 type selectField struct {
 	ID, Name, Label string
-	Options         []option
+	Options         []listOption
 }
 
-type option struct {
+type listOption struct {
 	Value, Label string
 	Selected     bool
 }
@@ -332,10 +332,10 @@ func (h *Handler) listPageOf(r *http.Request, s *session, kind cms.Kind, q listQ
 func (h *Handler) listFilters(r *http.Request, s *session, kind cms.Kind, q listQuery) listFilters {
 	f := listFilters{
 		Published: selectField{"f-published", "published", "Published",
-			options([][2]string{{"all", "All"}, {"yes", "Published"}, {"no", "Not published"}}, q.Published)},
+			selectOptions([][2]string{{"all", "All"}, {"yes", "Published"}, {"no", "Not published"}}, q.Published)},
 		Sorts: selectField{"f-sort", "sort", "Sort by",
-			options([][2]string{{"updated", "Last update"}, {"id", "Id"}, {"title", "Title"}}, string(q.Sort))},
-		Orders: selectField{"f-order", "order", "Order", []option{
+			selectOptions([][2]string{{"updated", "Last update"}, {"id", "Id"}, {"title", "Title"}}, string(q.Sort))},
+		Orders: selectField{"f-order", "order", "Order", []listOption{
 			{"desc", "Descending", q.Desc},
 			{"asc", "Ascending", !q.Desc},
 		}},
@@ -348,7 +348,7 @@ func (h *Handler) listFilters(r *http.Request, s *session, kind cms.Kind, q list
 		}
 		miss = append(miss, [2]string{l, label})
 	}
-	f.Missing = selectField{"f-missing", "missing", "Missing a title in", options(miss, q.Missing)}
+	f.Missing = selectField{"f-missing", "missing", "Missing a title in", selectOptions(miss, q.Missing)}
 	f.Limits = selectField{ID: "f-limit", Name: "limit", Label: "Rows per page"}
 	limits := listLimits
 	if !slices.Contains(limits, q.Limit) {
@@ -356,7 +356,7 @@ func (h *Handler) listFilters(r *http.Request, s *session, kind cms.Kind, q list
 		slices.Sort(limits)
 	}
 	for _, n := range limits {
-		f.Limits.Options = append(f.Limits.Options, option{strconv.Itoa(n), strconv.Itoa(n), n == q.Limit})
+		f.Limits.Options = append(f.Limits.Options, listOption{strconv.Itoa(n), strconv.Itoa(n), n == q.Limit})
 	}
 	if kind != cms.KindResource {
 		return f
@@ -374,31 +374,31 @@ func (h *Handler) listFilters(r *http.Request, s *session, kind cms.Kind, q list
 		}
 		for _, m := range maps.Rows {
 			t, _, _ := displayTitle(s.P.Langs, m.Titles)
-			f.Maps = append(f.Maps, option{Value: m.ID, Label: t})
+			f.Maps = append(f.Maps, listOption{Value: m.ID, Label: t})
 		}
 	}
 	return f
 }
 
-func options(pairs [][2]string, selected string) []option {
-	out := make([]option, len(pairs))
+func selectOptions(pairs [][2]string, selected string) []listOption {
+	out := make([]listOption, len(pairs))
 	for i, p := range pairs {
-		out[i] = option{p[0], p[1], p[0] == selected}
+		out[i] = listOption{p[0], p[1], p[0] == selected}
 	}
 	return out
 }
 
 // facetOptions offer "Any" and every value; a value asked for that the
 // account no longer has stays selectable, so the form shows it.
-func facetOptions(values []string, selected string) []option {
+func facetOptions(values []string, selected string) []listOption {
 	values = slices.Clone(values)
 	slices.Sort(values)
-	out := []option{{"", "Any", selected == ""}}
+	out := []listOption{{"", "Any", selected == ""}}
 	for _, v := range values {
-		out = append(out, option{v, v, v == selected})
+		out = append(out, listOption{v, v, v == selected})
 	}
 	if selected != "" && !slices.Contains(values, selected) {
-		out = append(out, option{selected, selected, true})
+		out = append(out, listOption{selected, selected, true})
 	}
 	return out
 }

@@ -46,8 +46,8 @@ func (e *env) storeRecords(kind cms.Kind, bodies ...string) {
 	}
 }
 
-// stored reads a record of acme as admin; nil when there is none.
-func (e *env) stored(kind cms.Kind, id string) cms.Record {
+// storedRecord reads a record of acme as admin; nil when there is none.
+func (e *env) storedRecord(kind cms.Kind, id string) cms.Record {
 	e.t.Helper()
 	seq, err := e.svc.Read(e.listAs("admin"), kind, cms.ReadParams{IDs: []string{id}, Published: cms.PublishedAny})
 	if err != nil {
@@ -71,8 +71,8 @@ func rowIDs(doc *goquery.Document) []string {
 	return ids
 }
 
-// href is the address of the first element sel finds, "" when none.
-func href(doc *goquery.Document, sel string) string {
+// firstHref is the address of the first element sel finds, "" when none.
+func firstHref(doc *goquery.Document, sel string) string {
 	v, _ := doc.Find(sel).First().Attr("href")
 	return v
 }
@@ -102,9 +102,9 @@ func seedResources(e *env, n int) {
 // id order.
 func titleNo(i, n int) int { return (11 * i) % n }
 
-// walk follows the Next links from the list at path, returning every
+// walkPages follows the Next links from the list at path, returning every
 // row's id in order; it fails on a page without rows or a repeat.
-func walk(t *testing.T, e *env, c *http.Client, path string) (ids []string, pages int) {
+func walkPages(t *testing.T, e *env, c *http.Client, path string) (ids []string, pages int) {
 	t.Helper()
 	for path != "" {
 		doc := e.page(e.get(c, path), http.StatusOK)
@@ -114,7 +114,7 @@ func walk(t *testing.T, e *env, c *http.Client, path string) (ids []string, page
 		}
 		ids = append(ids, page...)
 		pages++
-		next := href(doc, `nav.pager a[rel="next"]`)
+		next := firstHref(doc, `nav.pager a[rel="next"]`)
 		if next != "" && !strings.HasPrefix(next, e.prefix+"/resource/?") {
 			t.Fatalf("next %q leaves the list", next)
 		}
@@ -157,7 +157,7 @@ func TestListSortsAndPagesWithoutDuplicatesOrGaps(t *testing.T) {
 		{"limit=5&sort=title&order=desc", reversed(byTitle), "Title", "descending"},
 	} {
 		t.Run(c2.query, func(t *testing.T) {
-			ids, pages := walk(t, e, c, listPath(cms.KindResource, c2.query))
+			ids, pages := walkPages(t, e, c, listPath(cms.KindResource, c2.query))
 			if !slices.Equal(ids, c2.want) {
 				t.Errorf("rows\n got %v\nwant %v", ids, c2.want)
 			}
@@ -181,16 +181,16 @@ func TestListSortsAndPagesWithoutDuplicatesOrGaps(t *testing.T) {
 	// Page 2 links to the first page and back; a sort link keeps the
 	// filters and starts over.
 	first := e.page(e.get(c, listPath(cms.KindResource, "limit=5&sort=id&published=yes")), http.StatusOK)
-	if href(first, "nav.pager a") == "" || first.Find(`nav.pager a:contains("First page")`).Length() != 0 {
+	if firstHref(first, "nav.pager a") == "" || first.Find(`nav.pager a:contains("First page")`).Length() != 0 {
 		t.Fatal("the first page should offer only the next one")
 	}
-	next := strings.TrimPrefix(href(first, `nav.pager a[rel="next"]`), e.prefix)
+	next := strings.TrimPrefix(firstHref(first, `nav.pager a[rel="next"]`), e.prefix)
 	second := e.page(e.get(c, next), http.StatusOK)
 	if got := rowIDs(second); !slices.Equal(got, byID[5:10]) {
 		t.Errorf("page 2: %v", got)
 	}
 	for _, sel := range []string{`nav.pager a:contains("First page")`, `nav.pager a[rel="prev"]`} {
-		if back := href(second, sel); back != "" {
+		if back := firstHref(second, sel); back != "" {
 			if got := rowIDs(e.page(e.get(c, strings.TrimPrefix(back, e.prefix)), http.StatusOK)); !slices.Equal(got, byID[:5]) {
 				t.Errorf("%s leads to %v", sel, got)
 			}
@@ -198,7 +198,7 @@ func TestListSortsAndPagesWithoutDuplicatesOrGaps(t *testing.T) {
 			t.Errorf("page 2 has no %s", sel)
 		}
 	}
-	u, _ := url.Parse(href(second, `thead th a:contains("Title")`))
+	u, _ := url.Parse(firstHref(second, `thead th a:contains("Title")`))
 	if q := u.Query(); q.Get("sort") != "title" || q.Get("published") != "yes" || q.Get("limit") != "5" || q.Has("cursor") {
 		t.Errorf("title sort link %q", u)
 	}
