@@ -21,7 +21,13 @@ type overviewKind struct {
 	List     string
 	New      string // "" without write permission
 	CanWrite bool
+	// Recent are the records updated last, newest first.
+	Recent []listRow
 }
+
+// recentLimit is how many recently updated records the overview shows
+// per kind.
+const recentLimit = 10
 
 func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 	s, _ := sessionFrom(r)
@@ -33,6 +39,14 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 		ok := overviewKind{Kind: k, List: h.url("/" + string(k) + "/")}
 		if s.P.Can(k, cms.ActionWrite) {
 			ok.New = h.url("/" + string(k) + "/new")
+		}
+		recent, err := h.svc.Browse(r.Context(), k, cms.BrowseParams{Sort: cms.BrowseUpdated, Desc: true, Limit: recentLimit, Published: cms.PublishedAny})
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		for _, row := range recent.Rows {
+			ok.Recent = append(ok.Recent, h.listRow(k, s.P.Langs, row))
 		}
 		page.Kinds = append(page.Kinds, ok)
 	}

@@ -18,6 +18,10 @@ type DeleteResult struct {
 	Deleted []string
 	// Failed are the ids not deleted, in the order asked.
 	Failed []string
+	// Referrers says why: for each id of Failed that a single reference
+	// keeps, the references naming it (Landing.mapId, Proposal.mapId,
+	// Map.trackResourceId). Ids failed as missing have no entry.
+	Referrers map[string][]Reference
 }
 
 // NotDoneError is the cause of a delete that deleted nothing although some
@@ -25,6 +29,9 @@ type DeleteResult struct {
 type NotDoneError struct {
 	// Failed are the ids not deleted, in the order asked.
 	Failed []string
+	// Referrers are the references keeping each referenced id of Failed,
+	// as DeleteResult.Referrers.
+	Referrers map[string][]Reference
 }
 
 // Error lists the ids not deleted.
@@ -103,7 +110,7 @@ func (s *Service) deleteRecords(ctx context.Context, st Store, p Principal, kind
 				return errPrecondition()
 			}
 		}
-		res.Deleted, res.Failed, missing = nil, nil, 0
+		res.Deleted, res.Failed, res.Referrers, missing = nil, nil, nil, 0
 		now := s.Now()
 		for _, id := range ids {
 			if !exists[id] {
@@ -111,7 +118,7 @@ func (s *Service) deleteRecords(ctx context.Context, st Store, p Principal, kind
 				res.Failed = append(res.Failed, id)
 				continue
 			}
-			deleted, err := s.deleteOne(ctx, tx, p.Account, kind, id, now)
+			deleted, keep, err := s.deleteOne(ctx, tx, p.Account, kind, id, now)
 			switch {
 			case ErrorCode(err) == CodeNotFound: // deleted meanwhile (a batch deleting twice)
 				missing++
@@ -122,6 +129,10 @@ func (s *Service) deleteRecords(ctx context.Context, st Store, p Principal, kind
 				res.Deleted = append(res.Deleted, id)
 			default:
 				res.Failed = append(res.Failed, id)
+				if res.Referrers == nil {
+					res.Referrers = map[string][]Reference{}
+				}
+				res.Referrers[id] = keep
 			}
 		}
 		if len(res.Deleted) == 0 {
@@ -134,7 +145,7 @@ func (s *Service) deleteRecords(ctx context.Context, st Store, p Principal, kind
 		return res, &Error{Code: CodeNotFound, Message: "No " + kind.Plural() + " to delete"}
 	case errors.Is(err, errNothingDeleted):
 		return res, &Error{Code: CodeConflict, Message: fmt.Sprintf("Deletion of %d %s not done", len(res.Failed), kind.Plural()),
-			Err: &NotDoneError{Failed: res.Failed}}
+			Err: &NotDoneError{Failed: res.Failed, Referrers: res.Referrers}}
 	case err != nil:
 		return DeleteResult{}, err
 	}
@@ -145,23 +156,28 @@ func (s *Service) deleteRecords(ctx context.Context, st Store, p Principal, kind
 // never reaches the caller (Delete answers 404 or 409 instead).
 var errNothingDeleted = errors.New("cms: nothing deleted")
 
-// deleteOne deletes one record unless a single reference names it. A
-// block's id names the Map when both a Map and a Landing have it (and
-// the other one once the one deleted is gone): such a reference stays.
-func (s *Service) deleteOne(ctx context.Context, tx Store, account string, kind Kind, id string, now time.Time) (bool, error) {
+// deleteOne deletes one record unless a single reference names it; then
+// it returns those references. A block's id names the Map when both a
+// Map and a Landing have it (and the other one once the one deleted is
+// gone): such a reference stays.
+func (s *Service) deleteOne(ctx context.Context, tx Store, account string, kind Kind, id string, now time.Time) (bool, []Reference, error) {
 	refs, err := tx.Referrers(ctx, account, ReferenceTargets(kind), id)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
+	var keep []Reference
 	for _, r := range refs {
 		if r.Single && !(r.FromKind == kind && r.FromID == id) {
-			return false, nil
+			keep = append(keep, r)
 		}
+	}
+	if keep != nil {
+		return false, keep, nil
 	}
 	if twin := mapOrLandingTwin(kind); twin != "" && slices.ContainsFunc(refs, func(r Reference) bool { return r.ToKind == RefMapOrLanding }) {
 		found, err := tx.ExistingIDs(ctx, account, twin, []string{id})
 		if err != nil {
-			return false, err
+			return false, nil, err
 		}
 		if len(found) > 0 {
 			refs = slices.DeleteFunc(refs, func(r Reference) bool { return r.ToKind == RefMapOrLanding })
@@ -183,7 +199,7 @@ func (s *Service) deleteOne(ctx context.Context, tx Store, account string, kind 
 	for _, key := range order {
 		e, err := tx.GetRecord(ctx, account, Kind(key[0]), key[1])
 		if err != nil {
-			return false, err
+			return false, nil, err
 		}
 		spec := s.doc.kinds[e.Record.Kind()].spec
 		for _, field := range byRecord[key] {
@@ -191,14 +207,14 @@ func (s *Service) deleteOne(ctx context.Context, tx Store, account string, kind 
 		}
 		e.Updated, e.Document = after(e.Updated, now), "" // Record changed
 		if err := tx.PutRecord(ctx, e); err != nil {
-			return false, err
+			return false, nil, err
 		}
 	}
 	// The other side of its assignments gets a new timeLastUpdate too.
 	if err := s.touchAssigned(ctx, tx, account, kind, id, now); err != nil {
-		return false, err
+		return false, nil, err
 	}
-	return true, tx.DeleteRecord(ctx, account, kind, id)
+	return true, nil, tx.DeleteRecord(ctx, account, kind, id)
 }
 
 // mapOrLandingTwin is the other kind a Landing block's id may name: a
