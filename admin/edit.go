@@ -1,7 +1,474 @@
 package admin
 
-import "net/http"
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/bwcms/cms/cms"
+)
 
 // editRoutes registers the record forms (<prefix>/<kind>/new,
-// <prefix>/<kind>/{id}/edit).
-func (h *Handler) editRoutes(mux *http.ServeMux) {}
+// <prefix>/<kind>/{id}/edit): GET shows the form, POST to the same
+// address saves it or does what the button pressed asks.
+// The kind is a literal of each pattern ("/{kind}/new" would clash with
+// "/static/{path...}").
+func (h *Handler) editRoutes(mux *http.ServeMux) {
+	for _, kind := range cms.Kinds() {
+		k := string(kind)
+		mux.HandleFunc("GET /"+k+"/new", h.signedIn(h.editPage))
+		mux.HandleFunc("POST /"+k+"/new", h.signedIn(h.editPost))
+		mux.HandleFunc("GET /"+k+"/{id}/edit", h.signedIn(h.editPage))
+		mux.HandleFunc("POST /"+k+"/{id}/edit", h.signedIn(h.editPost))
+	}
+}
+
+// maxFormBody bounds a posted form: the service's body limit (8 MiB of
+// JSON) and room for the encoding.
+const maxFormBody = 24 << 20
+
+// formCtx is one request's form: the record, its schema and the state.
+type formCtx struct {
+	s     *session
+	ks    *kindSchema
+	kind  cms.Kind
+	id    string // the record's id; "" for a new one
+	isNew bool
+	st    *formState
+	rec   *stored // nil for a new record
+	shown []string
+	etag  string
+	base  string
+}
+
+// stored is a record as the form reads it.
+type stored struct {
+	obj  map[string]any // as the API answers it
+	vals url.Values     // as controls hold it
+	etag string
+}
+
+func (fc *formCtx) canWrite() bool { return fc.s.P.Can(fc.kind, cms.ActionWrite) }
+
+// editURL is the address of a record's form.
+func (h *Handler) editURL(kind cms.Kind, id string) string {
+	return h.url("/" + string(kind) + "/" + url.PathEscape(id) + "/edit")
+}
+
+// open reads what every form request needs: the kind, the schema and,
+// for an existing record, the record. It answers the failure itself.
+func (h *Handler) open(w http.ResponseWriter, r *http.Request) (*formCtx, bool) {
+	s, _ := sessionFrom(r)
+	first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	kind, err := cms.ParseKind(first)
+	if err != nil {
+		h.notFound(w, r)
+		return nil, false
+	}
+	if !s.P.Can(kind, cms.ActionRead) {
+		h.fail(w, r, &cms.Error{Code: cms.CodeForbidden, Message: "Forbidden"})
+		return nil, false
+	}
+	ks, err := schemaOf(kind, s.P.Langs)
+	if err != nil {
+		h.fail(w, r, err)
+		return nil, false
+	}
+	fc := &formCtx{s: s, ks: ks, kind: kind, id: r.PathValue("id")}
+	fc.isNew = fc.id == ""
+	if !fc.isNew {
+		if fc.rec, err = h.readRecord(r.Context(), ks, kind, fc.id); err != nil {
+			h.fail(w, r, err)
+			return nil, false
+		}
+		fc.etag = fc.rec.etag
+	}
+	return fc, true
+}
+
+// readRecord reads one record of the caller's account without counting
+// a visit. Errors: CodeNotFound when there is none, the service's.
+func (h *Handler) readRecord(ctx context.Context, ks *kindSchema, kind cms.Kind, id string) (*stored, error) {
+	seq, err := h.svc.Read(ctx, kind, cms.ReadParams{IDs: []string{id}, Published: cms.PublishedAny, Uncounted: true})
+	if err != nil {
+		return nil, err
+	}
+	codec, err := h.svc.Codec(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for e, err := range seq {
+		if err != nil {
+			return nil, err
+		}
+		etag := cms.ETag(e, ks.langs)
+		obj, err := decodeRecord(codec.Marshal(h.svc.Wire(e)))
+		if err != nil {
+			return nil, err
+		}
+		return &stored{obj: obj, vals: recordValues(ks, obj), etag: etag}, nil
+	}
+	return nil, &cms.Error{Code: cms.CodeNotFound, Message: "Not found"}
+}
+
+// openState is the state of a form just opened: every property but the
+// read-only and write-only ones, multi-language ones in the languages
+// shown (the others stay as stored), nested lists in every language
+// (a list is replaced whole).
+func openState(ks *kindSchema, vals url.Values, shown []string) *formState {
+	st := &formState{vals: url.Values{}}
+	for _, f := range ks.fields {
+		if f.ReadOnly || f.WriteOnly || f.Name == "id" {
+			continue
+		}
+		langs := []string{""}
+		if f.MultiLang {
+			langs = shown
+		}
+		for _, lang := range langs {
+			st.carry(ks.wire(f, lang), vals)
+		}
+	}
+	return st
+}
+
+// showLanguages makes the state carry every property shown in langs it
+// does not carry yet, with the stored values (none for a new record).
+func (fc *formCtx) showLanguages() {
+	from := url.Values{}
+	if fc.rec != nil {
+		from = fc.rec.vals
+	}
+	for _, f := range fc.ks.fields {
+		if !f.MultiLang || f.ReadOnly || f.WriteOnly {
+			continue
+		}
+		for _, lang := range fc.shown {
+			if wire := fc.ks.wire(f, lang); !fc.st.carries(wire) {
+				fc.st.carry(wire, from)
+				fc.base = withBase(fc.base, wire, fc.storedValue(wire))
+			}
+		}
+	}
+}
+
+func (fc *formCtx) storedValue(wire string) any {
+	if fc.rec == nil {
+		return nil
+	}
+	return fc.rec.obj[wire]
+}
+
+// editPage answers GET: the form of a record, or a blank one.
+func (h *Handler) editPage(w http.ResponseWriter, r *http.Request) {
+	fc, ok := h.open(w, r)
+	if !ok {
+		return
+	}
+	if fc.isNew && !fc.canWrite() {
+		h.fail(w, r, &cms.Error{Code: cms.CodeForbidden, Message: "Forbidden"})
+		return
+	}
+	fc.shown = h.shownLangs(w, r, fc.ks.langs, r.URL.Query()["langs"], r.URL.Query().Has("langs"))
+	vals := url.Values{}
+	if fc.rec != nil {
+		vals = fc.rec.vals
+	}
+	fc.st = openState(fc.ks, vals, fc.langsWithDefault())
+	fc.st.vals.Set("id", fc.id)
+	fc.base = baseOf(fc.st.fields, fc.storedValue)
+	var notices []notice
+	if !fc.isNew {
+		notices = h.takeFlash(w, r, fc.kind, fc.id)
+	}
+	h.showForm(w, r, http.StatusOK, fc, notices, nil)
+}
+
+// langsWithDefault is the default language and the shown ones.
+func (fc *formCtx) langsWithDefault() []string {
+	return append([]string{fc.ks.langs.Default}, fc.shown...)
+}
+
+// editPost answers POST: a save, or a button that changes the form.
+func (h *Handler) editPost(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBody)
+	if err := r.ParseForm(); err != nil {
+		status := http.StatusBadRequest
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			status = http.StatusRequestEntityTooLarge
+		}
+		h.renderError(w, r, status, "The form could not be read. Go back and try again.")
+		return
+	}
+	fc, ok := h.open(w, r)
+	if !ok {
+		return
+	}
+	form := r.PostForm
+	action := form.Get(ctlAction)
+	fc.shown = h.postedLangs(w, r, fc.ks.langs, form, action)
+	if form.Has(ctlETag) || fc.canWrite() {
+		// The version the editor opened: a save or a delete without it
+		// never overwrites (it meets a conflict).
+		fc.etag = form.Get(ctlETag)
+	}
+	if fc.canWrite() {
+		fc.st = postedState(fc.ks, form)
+		fc.base = form.Get(ctlBase)
+	} else {
+		// Nothing a reader posts is saved: show what is stored.
+		vals := url.Values{}
+		if fc.rec != nil {
+			vals = fc.rec.vals
+		}
+		fc.st = openState(fc.ks, vals, fc.langsWithDefault())
+	}
+	if fc.isNew {
+		fc.etag, fc.base = "", ""
+	}
+	fc.st.vals.Set("id", fc.id)
+	if fc.isNew {
+		fc.st.vals.Set("id", strings.TrimSpace(form.Get("id")))
+	}
+	fc.showLanguages()
+	switch {
+	case action == "" || action == "save":
+		h.save(w, r, fc)
+	case action == "langs" || strings.HasPrefix(action, "show:"):
+		h.showForm(w, r, http.StatusOK, fc, nil, nil)
+	case action == "clone" && !fc.isNew:
+		h.clone(w, r, fc)
+	case action == "delete" && !fc.isNew:
+		h.confirmDelete(w, r, fc)
+	case action == "delete-confirm" && !fc.isNew:
+		h.deleteRecord(w, r, fc)
+	case action == "resolve" || action == "apply":
+		h.resolve(w, r, fc, action == "resolve")
+	default:
+		msg, ok := "", false
+		if fc.canWrite() {
+			msg, ok = applyAction(fc.ks, fc.st, action)
+		}
+		if !ok {
+			h.renderError(w, r, http.StatusBadRequest, "The form asked for something this page does not do. Reload it and try again.")
+			return
+		}
+		h.showForm(w, r, http.StatusOK, fc, []notice{{Kind: "ok", Text: msg}}, nil)
+	}
+}
+
+// save sends the form to the service with the ETag the editor opened.
+func (h *Handler) save(w http.ResponseWriter, r *http.Request, fc *formCtx) {
+	ctx := r.Context()
+	id := fc.id
+	if fc.isNew {
+		id = fc.st.get("id")
+		if id != "" {
+			if _, err := h.readRecord(ctx, fc.ks, fc.kind, id); err == nil {
+				h.showForm(w, r, http.StatusConflict, fc, nil, []cms.Problem{{Kind: fc.kind, ID: id, Field: "id",
+					Text: "a " + fc.kind.Title() + " with this id exists already: choose another id, or open that one"}})
+				return
+			} else if cms.ErrorCode(err) != cms.CodeNotFound {
+				h.fail(w, r, err)
+				return
+			}
+		}
+	}
+	sent := body(fc.ks, fc.st, id, fc.isNew)
+	if fc.rec != nil {
+		keepStoredBlanks(sent, fc.rec.obj)
+	}
+	raw, err := json.Marshal(sent)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	ifMatch := fc.etag
+	if !fc.isNew && ifMatch == "" {
+		ifMatch = `"none"` // a form without its version never overwrites: a conflict
+	}
+	res, err := h.svc.Upsert(ctx, fc.kind, raw, &cms.UpsertOptions{IfMatch: ifMatch})
+	if err != nil {
+		switch e, _ := errors.AsType[*cms.Error](err); cms.ErrorCode(err) {
+		case cms.CodeInvalid:
+			h.showForm(w, r, http.StatusConflict, fc, nil, e.Problems)
+		case cms.CodePrecondition:
+			h.conflict(w, r, fc, sent, "")
+		default:
+			h.fail(w, r, err)
+		}
+		return
+	}
+	f := flash{Kind: fc.kind, ID: res.ID, Saved: res.Outcome.String()}
+	if after, err := h.readRecord(ctx, fc.ks, fc.kind, res.ID); err == nil {
+		f.Cleaned = sanitized(fc.ks, sent, after.obj)
+	}
+	h.setFlash(w, r, f)
+	http.Redirect(w, r, h.editURL(fc.kind, res.ID), http.StatusSeeOther)
+}
+
+// keepStoredBlanks sends a stored empty value back as it is stored when
+// the form has it empty too (a form cannot tell null from "" or []), so
+// that opening and saving a record changes nothing.
+func keepStoredBlanks(sent object, obj map[string]any) {
+	for i, m := range sent {
+		if st, ok := obj[m.key]; ok && isBlank(m.val) && isBlank(st) {
+			sent[i].val = st
+		}
+	}
+}
+
+// showForm renders the form with notices and the problems of a refused
+// save.
+func (h *Handler) showForm(w http.ResponseWriter, r *http.Request, status int, fc *formCtx, notices []notice, problems []cms.Problem) {
+	ctx := r.Context()
+	b := &formBuild{ks: fc.ks, st: fc.st, shown: fc.langsWithDefault(), editable: fc.canWrite(), isNew: fc.isNew,
+		titles: h.refTitles(ctx, fc.s, refIDs(fc.ks, fc.st))}
+	if fc.rec != nil {
+		b.stored = fc.rec.vals
+	}
+	v := &formView{Kind: fc.kind, ID: fc.id, New: fc.isNew, ETag: fc.etag, Base: fc.base, User: fc.s.P.User,
+		CanWrite: fc.canWrite(), CanClone: !fc.isNew && fc.canWrite(), CanDel: !fc.isNew && fc.s.P.Can(fc.kind, cms.ActionDelete),
+		Default: fc.ks.langs.Default, Shown: fc.shown, ListURL: h.url("/" + string(fc.kind) + "/"), Notices: notices}
+	if fc.isNew {
+		v.Action = h.url("/" + string(fc.kind) + "/new")
+		v.Heading = "New " + kindLabels[fc.kind].one
+	} else {
+		v.Action = h.editURL(fc.kind, fc.id)
+		v.Heading = kindLabels[fc.kind].one + " " + fc.id
+	}
+	for _, code := range fc.ks.langs.Others() {
+		v.Picker = append(v.Picker, langChoice{Code: code, Checked: slices.Contains(fc.shown, code)})
+	}
+	v.Rows = b.rows()
+	v.Summary = b.attachProblems(problems)
+	v.Hidden = b.hidden()
+	v.Fields = fc.st.fields
+	title := v.Heading
+	if len(v.Summary) > 0 {
+		title = "Error: " + title
+	}
+	h.render(w, r, status, "edit", &view{Title: title, Session: fc.s, Section: string(fc.kind), Page: v})
+}
+
+// refTitles reads the titles of the records the form's ids name, in the
+// kinds the user may read; an id without a record is marked missing.
+func (h *Handler) refTitles(ctx context.Context, s *session, ids map[string][]string) map[string]refTitle {
+	out := map[string]refTitle{}
+	for target, list := range ids {
+		kinds := []cms.Kind{cms.Kind(target)}
+		if target == cms.RefMapOrLanding {
+			kinds = []cms.Kind{cms.KindMap, cms.KindLanding}
+		}
+		for _, kind := range kinds {
+			if !s.P.Can(kind, cms.ActionRead) {
+				continue
+			}
+			seq, err := h.svc.Read(ctx, kind, cms.ReadParams{IDs: list, Published: cms.PublishedAny, Uncounted: true})
+			if err != nil {
+				continue
+			}
+			for e, err := range seq {
+				if err != nil {
+					h.log.Warn("admin: titles of ids", "err", err)
+					break
+				}
+				key := titleKey(target, e.Record.RecordID())
+				if _, done := out[key]; !done {
+					out[key] = refTitle{title: recordTitle(e.Record, s.P.Langs), found: true}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// recordTitle is a record's title in the default language, else in the
+// first language that has one.
+func recordTitle(rec cms.Record, langs cms.Languages) string {
+	titles := *rec.Common().Title
+	if t := titles[langs.Default]; t != "" {
+		return t
+	}
+	for _, code := range langs.All {
+		if t := titles[code]; t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// attachProblems puts each problem beside its control and lists them all
+// for the error summary: a link to the control, or for a language not
+// shown a button that shows it.
+func (b *formBuild) attachProblems(problems []cms.Problem) []summaryItem {
+	var out []summaryItem
+	for _, p := range problems {
+		text := problemText(p.Text)
+		label := problemLabel(b.ks, p.Field)
+		item := summaryItem{Text: label + ": " + p.Text}
+		if c := b.controlOf(p.Field); c != nil {
+			c.Problems = append(c.Problems, text)
+			item.Href = "#" + c.ID
+		} else if lang := b.ks.langOf(p.Field); lang != "" && !slices.Contains(b.shown, lang) {
+			item.ShowLang = lang
+		} else if list, _, ok := splitIndex(p.Field); ok && b.rendered[ctlCount+list] {
+			item.Href = "#" + controlID(p.Field)
+		} else if b.rendered[ctlCount+p.Field] {
+			item.Href = "#" + controlID(p.Field)
+		}
+		out = append(out, item)
+	}
+	return out
+}
+
+// controlOf is the control of a problem's field: the field's own, or the
+// list's for an item of a list of strings (multimedia[1]).
+func (b *formBuild) controlOf(field string) *formControl {
+	if c := b.controls[field]; c != nil {
+		return c
+	}
+	if name, _, ok := splitIndex(field); ok {
+		return b.controls[name]
+	}
+	return nil
+}
+
+// problemText is a problem's text as a sentence.
+func problemText(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// problemLabel names a problem's field for people: "Title (it)",
+// "Block 2, title", "Multimedia, item 3".
+func problemLabel(ks *kindSchema, field string) string {
+	var parts []string
+	rest := field
+	if top, sub, nested := strings.Cut(field, "."); nested {
+		if list, i, ok := splitIndex(top); ok {
+			parts = append(parts, itemNoun(list)+" "+strconv.Itoa(i+1))
+			rest = sub
+		}
+	}
+	name := rest
+	suffix := ""
+	if list, i, ok := splitIndex(rest); ok {
+		name, suffix = list, ", item "+strconv.Itoa(i+1)
+	}
+	label := labelOf(name)
+	if f, lang, ok := ks.topField(name); ok && f.MultiLang {
+		label = labelOf(f.Name) + " (" + lang + ")"
+	} else if i := strings.LastIndexByte(name, '_'); i > 0 && len(name)-i == 3 {
+		label = labelOf(name[:i]) + " (" + name[i+1:] + ")"
+	}
+	parts = append(parts, label+suffix)
+	return strings.Join(parts, ", ")
+}
