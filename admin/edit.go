@@ -380,7 +380,7 @@ func (h *Handler) refTitles(ctx context.Context, s *session, ids map[string][]st
 				}
 				key := titleKey(target, e.Record.RecordID())
 				if _, done := out[key]; !done {
-					out[key] = refTitle{title: recordTitle(e.Record, s.P.Langs), found: true}
+					out[key] = refTitle{title: recordTitle(e.Record, s.P.Langs), found: true, url: h.editURL(kind, e.Record.RecordID())}
 				}
 			}
 		}

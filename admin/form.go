@@ -187,6 +187,7 @@ type formControl struct {
 	IDs       []idEntry
 	RefKind   string
 	RefTitle  string
+	RefURL    string
 	RefNone   bool // the named record does not exist
 	Hint      string
 	HintID    string
@@ -222,6 +223,7 @@ type option struct {
 type idEntry struct {
 	ID      string
 	Title   string
+	URL     string // the named record's form
 	Missing bool
 	Up      string
 	Down    string

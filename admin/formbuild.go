@@ -13,6 +13,7 @@ import (
 type refTitle struct {
 	title string
 	found bool
+	url   string // its form, when the user may read its kind
 }
 
 // formBuild turns a form state into the page's rows.
@@ -157,7 +158,7 @@ func (b *formBuild) control(f cms.FieldInfo, p *propSchema, name, lang string) *
 		}
 		for i, id := range ids {
 			t := b.titles[titleKey(f.Ref, id)]
-			e := idEntry{ID: id, Title: t.title, Missing: !t.found}
+			e := idEntry{ID: id, Title: t.title, Missing: !t.found, URL: t.url}
 			if b.editable {
 				idx := name + "[" + strconv.Itoa(i) + "]"
 				if i > 0 {
@@ -174,7 +175,7 @@ func (b *formBuild) control(f cms.FieldInfo, p *propSchema, name, lang string) *
 		c.Widget, c.InputType, c.RefKind = "ref", "text", f.Ref
 		if id := strings.TrimSpace(c.Value); id != "" {
 			t := b.titles[titleKey(f.Ref, id)]
-			c.RefTitle, c.RefNone = t.title, !t.found
+			c.RefTitle, c.RefNone, c.RefURL = t.title, !t.found, t.url
 		}
 	case p.Type == "array":
 		c.Widget = "lines"
