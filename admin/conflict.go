@@ -86,11 +86,13 @@ func sameValue(a, b any) bool { return valueHash(a) == valueHash(b) }
 // baseOf is the _base of properties: "wire:hash" pairs for those with a
 // value; a property it does not list was empty.
 func baseOf(fields []string, value func(string) any) string {
-	base := ""
+	var pairs []string
 	for _, wire := range fields {
-		base = withBase(base, wire, value(wire))
+		if v := value(wire); normal(v) != nil {
+			pairs = append(pairs, wire+":"+valueHash(v))
+		}
 	}
-	return base
+	return strings.Join(pairs, " ")
 }
 
 // withBase sets a property's hash in base.
@@ -148,7 +150,7 @@ type clash struct {
 // conflict renders the conflict between the form (sent) and the record
 // stored now. choices are the editor's earlier choices ("" on the first
 // showing), read from the posted form.
-func (h *Handler) conflict(w http.ResponseWriter, r *http.Request, fc *formCtx, sent object, missing string) {
+func (h *editor) conflict(w http.ResponseWriter, r *http.Request, fc *formCtx, sent object, missing string) {
 	now, err := h.readRecord(r.Context(), fc.ks, fc.kind, fc.id)
 	if err != nil {
 		h.fail(w, r, err) // deleted meanwhile: 404
@@ -243,7 +245,7 @@ func display(v any) string {
 // resolve applies the editor's choices in a conflict: "theirs" takes the
 // stored value, "mine" keeps the form's. save sends the result with the
 // ETag the conflict showed; otherwise the form is shown again with it.
-func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, fc *formCtx, save bool) {
+func (h *editor) resolve(w http.ResponseWriter, r *http.Request, fc *formCtx, save bool) {
 	if fc.isNew || !fc.canWrite() {
 		h.fail(w, r, &cms.Error{Code: cms.CodeForbidden, Message: "Forbidden"})
 		return

@@ -9,23 +9,61 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/bwcms/cms/cms"
 )
 
 // editRoutes registers the record forms (<prefix>/<kind>/new,
 // <prefix>/<kind>/{id}/edit): GET shows the form, POST to the same
-// address saves it or does what the button pressed asks.
-// The kind is a literal of each pattern ("/{kind}/new" would clash with
+// address saves it or does what the button pressed asks. The kind is a
+// literal of each pattern ("/{kind}/new" would clash with
 // "/static/{path...}").
 func (h *Handler) editRoutes(mux *http.ServeMux) {
+	ed := &editor{Handler: h}
 	for _, kind := range cms.Kinds() {
 		k := string(kind)
-		mux.HandleFunc("GET /"+k+"/new", h.signedIn(h.editPage))
-		mux.HandleFunc("POST /"+k+"/new", h.signedIn(h.editPost))
-		mux.HandleFunc("GET /"+k+"/{id}/edit", h.signedIn(h.editPage))
-		mux.HandleFunc("POST /"+k+"/{id}/edit", h.signedIn(h.editPost))
+		mux.HandleFunc("GET /"+k+"/new", h.signedIn(ed.editPage))
+		mux.HandleFunc("POST /"+k+"/new", h.signedIn(ed.editPost))
+		mux.HandleFunc("GET /"+k+"/{id}/edit", h.signedIn(ed.editPage))
+		mux.HandleFunc("POST /"+k+"/{id}/edit", h.signedIn(ed.editPost))
 	}
+}
+
+// editor serves the record forms, keeping the schemas it read.
+type editor struct {
+	*Handler
+	mu      sync.Mutex
+	schemas map[string]*kindSchema // by kind and languages
+}
+
+// maxSchemas bounds the schemas kept (one per kind and language
+// configuration in use).
+const maxSchemas = 256
+
+// schema is the account's schema of kind, read once per language
+// configuration. A kindSchema is never changed once made.
+func (h *editor) schema(kind cms.Kind, langs cms.Languages) (*kindSchema, error) {
+	key := string(kind) + ":" + langs.String()
+	h.mu.Lock()
+	ks := h.schemas[key]
+	h.mu.Unlock()
+	if ks != nil {
+		return ks, nil
+	}
+	ks, err := schemaOf(kind, langs)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.schemas == nil {
+		h.schemas = map[string]*kindSchema{}
+	}
+	if len(h.schemas) < maxSchemas {
+		h.schemas[key] = ks
+	}
+	return ks, nil
 }
 
 // maxFormBody bounds a posted form: the service's body limit (8 MiB of
@@ -62,7 +100,7 @@ func (h *Handler) editURL(kind cms.Kind, id string) string {
 
 // open reads what every form request needs: the kind, the schema and,
 // for an existing record, the record. It answers the failure itself.
-func (h *Handler) open(w http.ResponseWriter, r *http.Request) (*formCtx, bool) {
+func (h *editor) open(w http.ResponseWriter, r *http.Request) (*formCtx, bool) {
 	s, _ := sessionFrom(r)
 	first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 	kind, err := cms.ParseKind(first)
@@ -74,7 +112,7 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request) (*formCtx, bool) 
 		h.fail(w, r, &cms.Error{Code: cms.CodeForbidden, Message: "Forbidden"})
 		return nil, false
 	}
-	ks, err := schemaOf(kind, s.P.Langs)
+	ks, err := h.schema(kind, s.P.Langs)
 	if err != nil {
 		h.fail(w, r, err)
 		return nil, false
@@ -93,7 +131,7 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request) (*formCtx, bool) 
 
 // readRecord reads one record of the caller's account without counting
 // a visit. Errors: CodeNotFound when there is none, the service's.
-func (h *Handler) readRecord(ctx context.Context, ks *kindSchema, kind cms.Kind, id string) (*stored, error) {
+func (h *editor) readRecord(ctx context.Context, ks *kindSchema, kind cms.Kind, id string) (*stored, error) {
 	seq, err := h.svc.Read(ctx, kind, cms.ReadParams{IDs: []string{id}, Published: cms.PublishedAny, Uncounted: true})
 	if err != nil {
 		return nil, err
@@ -131,7 +169,16 @@ func openState(ks *kindSchema, vals url.Values, shown []string) *formState {
 			langs = shown
 		}
 		for _, lang := range langs {
-			st.carry(ks.wire(f, lang), vals)
+			st.fields = append(st.fields, ks.wire(f, lang))
+		}
+	}
+	carried := make(map[string]bool, len(st.fields))
+	for _, wire := range st.fields {
+		carried[wire] = true
+	}
+	for k, v := range vals {
+		if carried[ownerOf(k)] {
+			st.vals[k] = slices.Clone(v)
 		}
 	}
 	return st
@@ -165,7 +212,7 @@ func (fc *formCtx) storedValue(wire string) any {
 }
 
 // editPage answers GET: the form of a record, or a blank one.
-func (h *Handler) editPage(w http.ResponseWriter, r *http.Request) {
+func (h *editor) editPage(w http.ResponseWriter, r *http.Request) {
 	fc, ok := h.open(w, r)
 	if !ok {
 		return
@@ -195,7 +242,7 @@ func (fc *formCtx) langsWithDefault() []string {
 }
 
 // editPost answers POST: a save, or a button that changes the form.
-func (h *Handler) editPost(w http.ResponseWriter, r *http.Request) {
+func (h *editor) editPost(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBody)
 	if err := r.ParseForm(); err != nil {
 		status := http.StatusBadRequest
@@ -263,7 +310,7 @@ func (h *Handler) editPost(w http.ResponseWriter, r *http.Request) {
 }
 
 // save sends the form to the service with the ETag the editor opened.
-func (h *Handler) save(w http.ResponseWriter, r *http.Request, fc *formCtx) {
+func (h *editor) save(w http.ResponseWriter, r *http.Request, fc *formCtx) {
 	ctx := r.Context()
 	id := fc.id
 	if fc.isNew {
@@ -325,7 +372,7 @@ func keepStoredBlanks(sent object, obj map[string]any) {
 
 // showForm renders the form with notices and the problems of a refused
 // save.
-func (h *Handler) showForm(w http.ResponseWriter, r *http.Request, status int, fc *formCtx, notices []notice, problems []cms.Problem) {
+func (h *editor) showForm(w http.ResponseWriter, r *http.Request, status int, fc *formCtx, notices []notice, problems []cms.Problem) {
 	ctx := r.Context()
 	b := &formBuild{ks: fc.ks, st: fc.st, shown: fc.langsWithDefault(), editable: fc.canWrite(), isNew: fc.isNew,
 		titles: h.refTitles(ctx, fc.s, refIDs(fc.ks, fc.st))}
@@ -358,7 +405,7 @@ func (h *Handler) showForm(w http.ResponseWriter, r *http.Request, status int, f
 
 // refTitles reads the titles of the records the form's ids name, in the
 // kinds the user may read; an id without a record is marked missing.
-func (h *Handler) refTitles(ctx context.Context, s *session, ids map[string][]string) map[string]refTitle {
+func (h *editor) refTitles(ctx context.Context, s *session, ids map[string][]string) map[string]refTitle {
 	out := map[string]refTitle{}
 	for target, list := range ids {
 		kinds := []cms.Kind{cms.Kind(target)}

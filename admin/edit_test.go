@@ -320,3 +320,20 @@ func TestProposalFormIsNotAVisit(t *testing.T) {
 		t.Errorf("statsAccess shows %q", got)
 	}
 }
+
+// BenchmarkEditForm opens a Resource's form (the schema read, the record,
+// its ids' titles, the page rendered).
+func BenchmarkEditForm(b *testing.B) {
+	e := newEnv(b, envOptions{prefix: "/admin"})
+	seedFull(e)
+	c := e.signIn("admin")
+	path := editPath(cms.KindResource, "r-1")
+	b.ReportAllocs()
+	for b.Loop() {
+		res := e.get(c, path)
+		if res.StatusCode != http.StatusOK {
+			b.Fatal(res.Status)
+		}
+		res.Body.Close()
+	}
+}

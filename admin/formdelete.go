@@ -35,7 +35,7 @@ type referrer struct {
 
 // clone copies the stored record (not the form's unsaved changes) and
 // opens the copy.
-func (h *Handler) clone(w http.ResponseWriter, r *http.Request, fc *formCtx) {
+func (h *editor) clone(w http.ResponseWriter, r *http.Request, fc *formCtx) {
 	res, err := h.svc.Clone(r.Context(), fc.kind, fc.id, "")
 	if err != nil {
 		h.fail(w, r, err)
@@ -47,7 +47,7 @@ func (h *Handler) clone(w http.ResponseWriter, r *http.Request, fc *formCtx) {
 
 // referrers reads who names the record, split into those that stop its
 // delete and the lists it will leave.
-func (h *Handler) referrers(r *http.Request, fc *formCtx) (blockers, lists []referrer, err error) {
+func (h *editor) referrers(r *http.Request, fc *formCtx) (blockers, lists []referrer, err error) {
 	refs, err := h.svc.Referrers(r.Context(), fc.kind, fc.id)
 	if err != nil {
 		return nil, nil, err
@@ -67,7 +67,7 @@ func (h *Handler) referrers(r *http.Request, fc *formCtx) (blockers, lists []ref
 }
 
 // confirmDelete asks before deleting, naming what the delete changes.
-func (h *Handler) confirmDelete(w http.ResponseWriter, r *http.Request, fc *formCtx) {
+func (h *editor) confirmDelete(w http.ResponseWriter, r *http.Request, fc *formCtx) {
 	if !fc.s.P.Can(fc.kind, cms.ActionDelete) {
 		h.fail(w, r, &cms.Error{Code: cms.CodeForbidden, Message: "Forbidden"})
 		return
@@ -84,7 +84,7 @@ func (h *Handler) confirmDelete(w http.ResponseWriter, r *http.Request, fc *form
 	h.render(w, r, http.StatusOK, "edit", &view{Title: "Delete " + dv.Title, Session: fc.s, Section: string(fc.kind), Page: &formView{Delete: dv}})
 }
 
-func (h *Handler) deleteView(fc *formCtx, stage string) *deleteView {
+func (h *editor) deleteView(fc *formCtx, stage string) *deleteView {
 	return &deleteView{Kind: fc.kind, ID: fc.id, Title: kindLabels[fc.kind].one + " " + fc.id, Stage: stage,
 		Action: h.editURL(fc.kind, fc.id), EditURL: h.editURL(fc.kind, fc.id), ETag: fc.etag,
 		CanDel: fc.s.P.Can(fc.kind, cms.ActionDelete)}
@@ -93,7 +93,7 @@ func (h *Handler) deleteView(fc *formCtx, stage string) *deleteView {
 // deleteRecord deletes with If-Match the version the editor opened
 // (DECISIONS §7): a record changed since is not deleted (412), nor one a
 // single reference names (409, naming who).
-func (h *Handler) deleteRecord(w http.ResponseWriter, r *http.Request, fc *formCtx) {
+func (h *editor) deleteRecord(w http.ResponseWriter, r *http.Request, fc *formCtx) {
 	ifMatch := fc.etag
 	if ifMatch == "" {
 		ifMatch = `"none"`

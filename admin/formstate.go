@@ -49,6 +49,17 @@ func ownsKey(wire, key string) bool {
 	return key == wire || strings.HasPrefix(key, wire+"[") || key == ctlCount+wire
 }
 
+// ownerOf is the top-level property a control name belongs to (ownsKey).
+func ownerOf(key string) string {
+	if list, ok := strings.CutPrefix(key, ctlCount); ok {
+		return list
+	}
+	if i := strings.IndexByte(key, '['); i > 0 {
+		return key[:i]
+	}
+	return key
+}
+
 // carry makes the state carry property wire with its values in from (the
 // stored record), replacing any it had.
 func (st *formState) carry(wire string, from url.Values) {
