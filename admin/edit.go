@@ -454,6 +454,19 @@ func recordTitle(rec cms.Record, langs cms.Languages) string {
 // for the error summary: a link to the control, or for a language not
 // shown a button that shows it.
 func (b *formBuild) attachProblems(problems []cms.Problem) []summaryItem {
+	// In the order of the page, as the editor reads it; those without a
+	// control last.
+	problems = slices.Clone(problems)
+	at := func(p cms.Problem) int {
+		if name, _, ok := splitIndex(p.Field); ok && b.controls[p.Field] == nil {
+			p.Field = name
+		}
+		if i, ok := b.order[p.Field]; ok {
+			return i
+		}
+		return len(b.order)
+	}
+	slices.SortStableFunc(problems, func(x, y cms.Problem) int { return at(x) - at(y) })
 	var out []summaryItem
 	for _, p := range problems {
 		text := problemText(p.Text)

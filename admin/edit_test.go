@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/bwcms/cms/cms"
 )
 
@@ -182,6 +184,11 @@ func TestProblemsShownOnTheirFields(t *testing.T) {
 			t.Errorf("%s: no summary link", name)
 		}
 	}
+	var order []string
+	doc.Find(".error-summary a").Each(func(_ int, s *goquery.Selection) { order = append(order, s.AttrOr("href", "")) })
+	if strings.Join(order, " ") != "#f-title_it #f-multimedia #f-locationLat" {
+		t.Errorf("summary order %v, want the page's", order)
+	}
 	if !strings.Contains(text(doc.Find("#f-title_it-error")), "100") {
 		t.Errorf("title_it error %q does not give the limit", text(doc.Find("#f-title_it-error")))
 	}
@@ -335,5 +342,80 @@ func BenchmarkEditForm(b *testing.B) {
 			b.Fatal(res.Status)
 		}
 		res.Body.Close()
+	}
+}
+
+// TestEveryKind runs the form's paths on each kind: clearing a nullable
+// field stores null; a 409 is shown on its field with a summary link;
+// markup in the title stays text; two editors meet the conflict view;
+// clone; a delete of a changed record is refused.
+func TestEveryKind(t *testing.T) {
+	t.Parallel()
+	for _, kind := range cms.Kinds() {
+		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, envOptions{prefix: "/admin"})
+			seedFull(e)
+			id := oneID[kind]
+			path := editPath(kind, id)
+			a, b := e.signIn("admin"), e.signIn("admin")
+
+			// Clearing a nullable field.
+			e.put(kind, `{"id":"`+id+`","shortDescription_it":"Breve"}`)
+			e.follow(a, e.press(a, e.open(a, path), path, "save", func(v url.Values) { v.Set("shortDescription_it", "") }), path)
+			if got := e.stored(kind, id); got["shortDescription_it"] != nil {
+				t.Errorf("shortDescription_it stored %v, want null", got["shortDescription_it"])
+			}
+
+			// A 409 on its field.
+			before := e.storedJSON(kind, id)
+			doc := e.page(e.press(a, e.open(a, path), path, "save", func(v url.Values) { v.Set("title_it", strings.Repeat("é", 101)) }), http.StatusConflict)
+			if doc.Find(`#f-title_it[aria-invalid="true"]`).Length() != 1 || doc.Find(`.error-summary a[href="#f-title_it"]`).Length() != 1 {
+				t.Errorf("the 409 is not on title_it: %s", text(doc.Find(".error-summary")))
+			}
+			sameJSON(t, "after the 409", e.storedJSON(kind, id), before)
+
+			// Markup in the title.
+			e.put(kind, `{"id":"`+id+`","title":"<img src=x onerror=alert(1)>"}`)
+			doc = e.open(a, path)
+			if doc.Find("main img").Length() != 0 || valueOf(doc, "title") != "<img src=x onerror=alert(1)>" {
+				t.Error("the title's markup reached the page")
+			}
+
+			// Two editors.
+			docA, docB := e.open(a, path), e.open(b, path)
+			e.clock.Advance(1e9)
+			e.follow(a, e.press(a, docA, path, "save", func(v url.Values) { v.Set("title", "A") }), path)
+			saved := e.storedJSON(kind, id)
+			doc = e.page(e.press(b, docB, path, "save", func(v url.Values) { v.Set("title", "B") }), http.StatusConflict)
+			if clashOf(doc, "title").Length() != 1 {
+				t.Fatalf("no conflict on title: %s", text(doc.Find("main")))
+			}
+			sameJSON(t, "after B's save", e.storedJSON(kind, id), saved)
+			vals := formValues(t, doc, "#conflict-form")
+			vals.Set("_take.title", "mine")
+			vals.Set("_action", "resolve")
+			e.follow(b, e.post(b, path, vals), path)
+			if got := e.stored(kind, id)["title"]; got != "B" {
+				t.Errorf("after resolving: title %v", got)
+			}
+
+			// Clone.
+			e.follow(a, e.press(a, e.open(a, path), path, "clone", nil), editPath(kind, id+"-copy"))
+			if got := e.stored(kind, id+"-copy"); got == nil || got["title"] != "B" {
+				t.Errorf("clone %v", got)
+			}
+
+			// A delete of a record changed since it was opened.
+			doc = e.page(e.press(a, e.open(a, path), path, "delete", nil), http.StatusOK)
+			e.clock.Advance(1e9)
+			e.put(kind, `{"id":"`+id+`","title":"Changed again"}`)
+			vals = formValues(t, doc, "section.delete-confirm form")
+			vals.Set("_action", "delete-confirm")
+			e.page(e.post(a, path, vals), http.StatusPreconditionFailed)
+			if e.stored(kind, id) == nil {
+				t.Error("deleted with a stale version")
+			}
+		})
 	}
 }

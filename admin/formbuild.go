@@ -26,6 +26,7 @@ type formBuild struct {
 	isNew    bool
 	titles   map[string]refTitle // by target "\x00" id
 	controls map[string]*formControl
+	order    map[string]int // of the controls on the page
 	rendered map[string]bool
 }
 
@@ -34,6 +35,7 @@ func titleKey(target, id string) string { return target + "\x00" + id }
 // rows builds every row of the kind's fields.
 func (b *formBuild) rows() []*formRow {
 	b.controls = map[string]*formControl{}
+	b.order = map[string]int{}
 	b.rendered = map[string]bool{}
 	return b.fieldRows(b.ks.fields, b.ks.props, "")
 }
@@ -133,6 +135,7 @@ func (b *formBuild) control(f cms.FieldInfo, p *propSchema, name, lang string) *
 		Hint: hintOf(f, p), Value: b.st.get(name), ReadOnly: !b.editable, Disabled: !b.editable}
 	c.HintID, c.ErrorID = c.ID+"-hint", c.ID+"-error"
 	b.controls[name] = c
+	b.order[name] = len(b.order)
 	b.rendered[name] = true
 	switch {
 	case p.ReadOnly:

@@ -98,6 +98,21 @@ func TestDeleteRefusedByAReference(t *testing.T) {
 	if e.stored(cms.KindMap, "m-1") == nil || e.stored(cms.KindMap, "m-0") == nil {
 		t.Error("a named Map was deleted")
 	}
+
+	// A Resource a Map shows as its track.
+	e.put(cms.KindResource, `{"id":"track","title":"Track","resourceType":"TRACK"}`)
+	e.put(cms.KindMap, `{"id":"m-2","title":"Tour","trackResourceId":"track"}`)
+	path = editPath(cms.KindResource, "track")
+	doc = e.page(e.press(c, e.open(c, path), path, "delete", nil), http.StatusOK)
+	if doc.Find(`.error-summary a[href="/admin/map/m-2/edit"]`).Length() != 1 || !strings.Contains(text(doc.Find(".error-summary")), "trackResourceId") {
+		t.Errorf("the refusal names %q", text(doc.Find(".error-summary")))
+	}
+	vals = formValues(t, e.open(c, path), "#record-form")
+	vals.Set("_action", "delete-confirm")
+	e.page(e.post(c, path, vals), http.StatusConflict)
+	if e.stored(cms.KindResource, "track") == nil {
+		t.Error("the Map's track was deleted")
+	}
 }
 
 // etag is the ETag of a stored record for acme's languages.
