@@ -20,9 +20,9 @@ import (
 // that the editor resolves and sends again (RFC 9110, 15.5.10).
 //
 // The form carries _base, a hash of each property as opened, so the view
-// tells who changed what: a property only they changed starts on
-// "theirs", one only the editor changed on "mine", one both changed on
-// neither (the editor must choose).
+// tells who changed what: a property only the editor changed is kept
+// without a question (the view lists it), one only they changed starts on
+// "theirs", one both changed on neither (the editor must choose).
 
 // normal is a value for comparing: empty ones (null, "", []) are nil,
 // ordered objects plain maps.
@@ -128,6 +128,9 @@ type conflictView struct {
 	Fields  []string
 	Hidden  []hiddenValue
 	Clashes []clash
+	// Kept are the properties only the editor changed: theirs is what
+	// the editor opened, so the editor's value stays without a question.
+	Kept    []string
 	Missing bool // a choice was not made
 	EditURL string
 }
@@ -140,8 +143,8 @@ type clash struct {
 	ID     string
 	Mine   string
 	Theirs string
-	// Who changed it since the editor opened it: "you", "them" or "both"
-	// (a property _base does not list was empty when opened).
+	// Who changed it since the editor opened it: "them" or "both" (a
+	// property _base does not list was empty when opened).
 	Who    string
 	Choice string // "mine", "theirs" or "" (none yet)
 	Block  bool   // a long or nested value, shown as a block
@@ -167,21 +170,21 @@ func (h *editor) conflict(w http.ResponseWriter, r *http.Request, fc *formCtx, s
 		if m.key == "id" || sameValue(m.val, now.obj[m.key]) {
 			continue
 		}
-		c := clash{Wire: m.key, Label: problemLabel(fc.ks, m.key), Name: ctlTake + m.key, ID: controlID(ctlTake + m.key),
-			Mine: display(m.val), Theirs: display(now.obj[m.key])}
-		c.Block = strings.ContainsAny(c.Mine+c.Theirs, "\n") || len(c.Mine)+len(c.Theirs) > 160
 		b, ok := base[m.key]
 		if !ok {
 			b = valueHash(nil) // empty when opened
 		}
-		mineChanged, theirsChanged := b != valueHash(m.val), b != valueHash(now.obj[m.key])
-		switch {
-		case !mineChanged:
+		label := problemLabel(fc.ks, m.key)
+		if b == valueHash(now.obj[m.key]) {
+			// Only the editor changed it: theirs is what they opened.
+			v.Kept = append(v.Kept, label)
+			continue
+		}
+		c := clash{Wire: m.key, Label: label, Name: ctlTake + m.key, ID: controlID(ctlTake + m.key),
+			Mine: display(m.val), Theirs: display(now.obj[m.key]), Who: "both"}
+		c.Block = strings.ContainsAny(c.Mine+c.Theirs, "\n") || len(c.Mine)+len(c.Theirs) > 160
+		if b == valueHash(m.val) {
 			c.Who, c.Choice = "them", "theirs"
-		case !theirsChanged:
-			c.Who, c.Choice = "you", "mine"
-		default:
-			c.Who = "both"
 		}
 		if prev := r.PostForm.Get(c.Name); prev == "mine" || prev == "theirs" {
 			c.Choice = prev
@@ -189,12 +192,13 @@ func (h *editor) conflict(w http.ResponseWriter, r *http.Request, fc *formCtx, s
 		v.Clashes = append(v.Clashes, c)
 	}
 	if len(v.Clashes) == 0 {
-		// What differs is outside the form (another language, a read-only
-		// field): the form is up to date with the new version.
+		// They changed nothing the form holds (another language, or the
+		// account's languages changed the version): the form stands on
+		// the new version as it is.
 		fc.etag, fc.rec = now.etag, now
 		fc.base = baseOf(fc.st.fields, func(wire string) any { return now.obj[wire] })
 		h.showForm(w, r, http.StatusConflict, fc, []notice{{Kind: "warn",
-			Text: "Someone else saved this record meanwhile, in fields this form does not show. Nothing was saved: save again to keep your changes."}}, nil)
+			Text: "This record changed after you opened it, but not in the fields you see here. Nothing was saved: check the form and save again."}}, nil)
 		return
 	}
 	for k, vals := range fc.st.vals {
