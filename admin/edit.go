@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -244,7 +245,7 @@ func (fc *formCtx) langsWithDefault() []string {
 // editPost answers POST: a save, or a button that changes the form.
 func (h *editor) editPost(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBody)
-	if err := r.ParseForm(); err != nil {
+	if err := parseForm(r); err != nil {
 		status := http.StatusBadRequest
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			status = http.StatusRequestEntityTooLarge
@@ -307,6 +308,38 @@ func (h *editor) editPost(w http.ResponseWriter, r *http.Request) {
 		}
 		h.showForm(w, r, http.StatusOK, fc, []notice{{Kind: "ok", Text: msg}}, nil)
 	}
+}
+
+// parseForm reads a posted urlencoded form into r.PostForm (and
+// r.Form), as ParseForm does but without its limit of 10,000 fields: a
+// Map's form holds one per Resource it lists. maxFormBody bounds it.
+func parseForm(r *http.Request) error {
+	ct, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+	if strings.TrimSpace(strings.ToLower(ct)) != "application/x-www-form-urlencoded" {
+		return errors.New("admin: a form must be urlencoded")
+	}
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		return err
+	}
+	vals := url.Values{}
+	for pair := range strings.SplitSeq(string(raw), "&") {
+		if pair == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		key, err := url.QueryUnescape(k)
+		if err != nil {
+			return err
+		}
+		val, err := url.QueryUnescape(v)
+		if err != nil {
+			return err
+		}
+		vals[key] = append(vals[key], val)
+	}
+	r.PostForm, r.Form = vals, vals
+	return nil
 }
 
 // save sends the form to the service with the ETag the editor opened.

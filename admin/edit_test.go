@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -417,5 +418,30 @@ func TestEveryKind(t *testing.T) {
 				t.Error("deleted with a stale version")
 			}
 		})
+	}
+}
+
+// TestLargeForms: a form of more than 10,000 fields (a Map listing
+// thousands of Resources) is read; one over the size limit is a 413.
+func TestLargeForms(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	e.put(cms.KindResource, `{"id":"r-1","title":"Lake"}`)
+	c := e.signIn("admin")
+	path := editPath(cms.KindResource, "r-1")
+	res := e.press(c, e.open(c, path), path, "save", func(v url.Values) {
+		v.Set("title", "Many fields")
+		for i := range 12000 {
+			v.Add("resourceCategories", "c"+strconv.Itoa(i%50))
+		}
+	})
+	doc := e.page(res, http.StatusConflict) // 12,000 categories: more than 100
+	if doc.Find("#f-resourceCategories-error").Length() != 1 {
+		t.Errorf("no problem on resourceCategories: %s", text(doc.Find(".error-summary")))
+	}
+	big := url.Values{"_action": {"save"}, "_fields": {"title"}, "title": {strings.Repeat("x", maxFormBody)}}
+	e.page(e.post(c, path, big), http.StatusRequestEntityTooLarge)
+	if got := e.stored(cms.KindResource, "r-1")["title"]; got != "Lake" {
+		t.Errorf("stored title %v", got)
 	}
 }

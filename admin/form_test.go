@@ -277,6 +277,22 @@ func TestEveryPropertyHasOneLabelledControl(t *testing.T) {
 				t.Errorf("%s: control #%s names no property of the schema", kind, id)
 			}
 		}
+		// Ids are unique (labels and descriptions point at them).
+		seen := map[string]bool{}
+		doc.Find("[id]").Each(func(_ int, s *goquery.Selection) {
+			if id := s.AttrOr("id", ""); seen[id] {
+				t.Errorf("%s: id %s twice", kind, id)
+			} else {
+				seen[id] = true
+			}
+		})
+		doc.Find("[aria-describedby]").Each(func(_ int, s *goquery.Selection) {
+			for _, id := range strings.Fields(s.AttrOr("aria-describedby", "")) {
+				if !seen[id] {
+					t.Errorf("%s: %s describedby #%s, which is not on the page", kind, s.AttrOr("name", "?"), id)
+				}
+			}
+		})
 		// Every control on the page, the form's own too, has a label.
 		doc.Find("main").Find("input:not([type=hidden]), select, textarea").Each(func(_ int, s *goquery.Selection) {
 			id := s.AttrOr("id", "")
