@@ -12,8 +12,9 @@ import (
 
 // sanitized compares the HTML a save sent with what the service stored
 // (DECISIONS §5: sanitized on write) and lists the fields it changed with
-// the tags and attributes it removed. A field re-serialized without
-// losing a tag or an attribute is not listed.
+// the tags and attributes it removed, or "text" when only the text
+// changed. A field only written out again (<br> as <br/>, & as &amp;) is
+// not listed.
 func sanitized(ks *kindSchema, sent object, after map[string]any) []cleaned {
 	var out []cleaned
 	var walk func(fields []cms.FieldInfo, sent object, after map[string]any, prefix string)
@@ -46,7 +47,11 @@ func sanitized(ks *kindSchema, sent object, after map[string]any) []cleaned {
 				if mine == theirs {
 					continue
 				}
-				if removed := removedMarkup(mine, theirs); len(removed) > 0 {
+				removed := removedMarkup(mine, theirs)
+				if len(removed) == 0 && textOf(mine) != textOf(theirs) {
+					removed = []string{"text"}
+				}
+				if len(removed) > 0 {
 					label := labelOf(f.Name)
 					if lang != "" {
 						label += " (" + lang + ")"
@@ -97,6 +102,21 @@ func markup(s string) map[string]int {
 					counts["javascript: link in <"+t.Data+">"]++
 				}
 			}
+		}
+	}
+}
+
+// textOf is the text of an HTML fragment, spaces collapsed.
+func textOf(s string) string {
+	var b strings.Builder
+	z := html.NewTokenizer(strings.NewReader(s))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return strings.Join(strings.Fields(b.String()), " ")
+		case html.TextToken:
+			b.Write(z.Text())
+			b.WriteByte(' ')
 		}
 	}
 }

@@ -141,7 +141,7 @@ func TestSanitizingIsShown(t *testing.T) {
 	doc := e.follow(c, e.press(c, e.open(c, path), path, "save", func(v url.Values) {
 		v.Set("htmlContent_it", `<p onclick="steal()">Ciao<script>alert(1)</script> <a href="javascript:alert(2)">x</a></p>`)
 		v.Set("landingBlocks[0].htmlContent", `<p>fine</p><iframe src="https://evil.test"></iframe>`)
-		v.Set("htmlDescription", `<p>untouched <b>bold</b></p>`)
+		v.Set("htmlDescription", `<p>written again: a & b<br>c <b>bold</b></p>`) // no notice
 	}), path)
 	var items []string
 	doc.Find(".notice.warn li").Each(func(_ int, s *goquery.Selection) { items = append(items, text(s)) })
@@ -154,6 +154,9 @@ func TestSanitizingIsShown(t *testing.T) {
 	}
 	if doc.Find("main script, main iframe").Length() != 0 {
 		t.Error("markup reached the page")
+	}
+	if got := e.stored(cms.KindLanding, "l-1")["htmlDescription"]; got == `<p>written again: a & b<br>c <b>bold</b></p>` {
+		t.Errorf("htmlDescription stored as sent (%v): the test shows no re-serialization", got)
 	}
 	if got := e.stored(cms.KindLanding, "l-1")["htmlContent_it"]; strings.Contains(got.(string), "script") {
 		t.Errorf("stored %v", got)
