@@ -288,7 +288,12 @@ func (h *editor) editPost(w http.ResponseWriter, r *http.Request) {
 	case action == "" || action == "save":
 		h.save(w, r, fc)
 	case action == "langs" || strings.HasPrefix(action, "show:"):
-		h.showForm(w, r, http.StatusOK, fc, nil, nil)
+		var notices []notice
+		if _, more := pickLangs(fc.ks.langs, form[ctlLangs]); more && action == "langs" {
+			notices = append(notices, notice{Kind: "warn", Text: "A form shows up to three languages beside " +
+				fc.ks.langs.Default + ": showing " + strings.Join(fc.shown, ", ") + "."})
+		}
+		h.showForm(w, r, http.StatusOK, fc, notices, nil)
 	case action == "clone" && !fc.isNew:
 		h.clone(w, r, fc)
 	case action == "delete" && !fc.isNew:

@@ -21,9 +21,9 @@ package admin
 //     <label for="<id>">; hints are #<id>-hint, errors #<id>-error, both
 //     in its aria-describedby.
 //   - Multi-language rows: <div class="ml" data-field="title"> (nested:
-//     data-field="landingBlocks[0].title") holding one
-//     <div class="ml-col" data-lang="it"> per shown language, the default
-//     first; inputs carry lang="it". A missing translation (empty while
+//     data-field="landingBlocks[0].title") holding, inside
+//     <div class="ml-cols">, one <div class="ml-col" data-lang="it"> per
+//     shown language, the default first; inputs carry lang="it". A missing translation (empty while
 //     the default language has a value) has class "missing" on its column.
 //   - Nested lists: <fieldset class="items" data-path="landingBlocks">
 //     with <input type="hidden" name="_count.landingBlocks" value="n"> and

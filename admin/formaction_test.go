@@ -81,6 +81,10 @@ func TestNestedItemsAddMoveRemove(t *testing.T) {
 	if doc.Find(`[name="landingBlocks[1].title_de"]`).AttrOr("type", "") != "hidden" {
 		t.Fatal("the hidden language of an item is not carried")
 	}
+	doc = e.page(e.press(c, doc, path, "copy:landingBlocks[0].title:en:it", nil), http.StatusOK)
+	if got := valueOf(doc, "landingBlocks[0].title_it"); got != "Block" {
+		t.Errorf("an item's copy gave %q", got)
+	}
 	doc = e.page(e.press(c, doc, path, "add:landingBlocks", nil), http.StatusOK)
 	if got := itemTitles(doc, "landingBlocks"); strings.Join(got, "|") != "Block|Second|" {
 		t.Fatalf("after add: %v", got)

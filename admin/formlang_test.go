@@ -80,6 +80,9 @@ func TestLanguagesSideBySide(t *testing.T) {
 	if got := columns(doc, "title"); got != "en,it,de,fr" {
 		t.Errorf("after picking four: %s", got)
 	}
+	if got := notices(doc); !strings.Contains(got, "up to three languages beside en: showing it, de, fr") {
+		t.Errorf("notice %q", got)
+	}
 	if got := valueOf(doc, "title"); got != "Lake, edited" {
 		t.Errorf("picking languages lost the editor's title: %q", got)
 	}
