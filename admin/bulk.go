@@ -336,21 +336,14 @@ func recordTitle(langs cms.Languages, rec cms.Record) string {
 	return title
 }
 
-// recordsNamed reads the records of ids that exist, by id. Reading a
-// Proposal by its id counts a visit (statsAccess), which the admin's
-// reads are not: Proposals are streamed in id order up to the last id
-// asked instead.
+// recordsNamed reads the records of ids that exist, by id, without
+// counting a Proposal visit: the admin's reads are not visits.
 func (h *Handler) recordsNamed(ctx context.Context, kind cms.Kind, ids []string) (map[string]cms.Record, error) {
 	out := map[string]cms.Record{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	p := cms.ReadParams{IDs: ids, Published: cms.PublishedAny}
-	last := slices.Max(ids)
-	if kind == cms.KindProposal {
-		p.IDs = nil
-	}
-	seq, err := h.svc.Read(ctx, kind, p)
+	seq, err := h.svc.Read(ctx, kind, cms.ReadParams{IDs: ids, Published: cms.PublishedAny, Uncounted: true})
 	if err != nil {
 		return nil, err
 	}
@@ -358,13 +351,7 @@ func (h *Handler) recordsNamed(ctx context.Context, kind cms.Kind, ids []string)
 		if err != nil {
 			return nil, err
 		}
-		id := e.Record.RecordID()
-		if slices.Contains(ids, id) {
-			out[id] = e.Record
-		}
-		if kind == cms.KindProposal && (len(out) == len(ids) || id >= last) {
-			break
-		}
+		out[e.Record.RecordID()] = e.Record
 	}
 	return out, nil
 }

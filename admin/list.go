@@ -422,11 +422,6 @@ func encodeQuery(v url.Values) string {
 	return "?" + v.Encode()
 }
 
-// editURL is the address of a record's form.
-func (h *Handler) editURL(kind cms.Kind, id string) string {
-	return h.url("/" + string(kind) + "/" + url.PathEscape(id) + "/edit")
-}
-
 // displayTitle is the title to show from titles: the default language's,
 // else the first of the account's languages that has one, else any.
 // fallback tells that it is not the default language's.

@@ -28,11 +28,14 @@ type ReadParams struct {
 	BBox *BBox
 	// UpdatedSince, when not zero, keeps records updated at or after it.
 	UpdatedSince time.Time
+	// Uncounted leaves a Proposal's access counters as they are when it is
+	// read by id: the admin's reads are not visits.
+	Uncounted bool
 }
 
 // Read returns the records p selects, for the principal in ctx. With ids,
 // reading a Proposal counts an access (statsAccess + 1, statsLastAccess =
-// now) as it is yielded. The sequence yields an error at most once, as
+// now) as it is yielded, unless p.Uncounted. The sequence yields an error at most once, as
 // its last element; records stream from the store without being held in
 // memory, named ids as lists. Errors:
 // CodeUnauthorized, CodeForbidden.
@@ -64,7 +67,7 @@ func (s *Service) Read(ctx context.Context, kind Kind, p ReadParams) (iter.Seq2[
 			if !p.keeps(e, members) {
 				continue
 			}
-			if kind == KindProposal {
+			if kind == KindProposal && !p.Uncounted {
 				now := s.Now()
 				if err := s.store.CountAccess(ctx, pr.Account, kind, e.Record.RecordID(), now); err != nil {
 					if ErrorCode(err) == CodeNotFound {
