@@ -67,8 +67,6 @@ func TestEveryAddressStaysInsideThePrefix(t *testing.T) {
 	}
 }
 
-
-
 // seedCrawl stores a record of each kind, so that lists and forms link
 // somewhere. Until a kind's pages exist it stores nothing of it.
 func seedCrawl(t *testing.T, e *env) {

@@ -471,4 +471,3 @@ func (h *editor) refTitles(ctx context.Context, s *session, ids map[string][]str
 	}
 	return out
 }
-
