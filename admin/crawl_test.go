@@ -67,8 +67,8 @@ func TestEveryAddressStaysInsideThePrefix(t *testing.T) {
 	}
 }
 
-// seedCrawl stores a record of each kind, so that lists and forms link
-// somewhere. Until a kind's pages exist it stores nothing of it.
+// seedCrawl stores records of each kind that name one another, so that
+// lists, forms, id lists and nested items link somewhere.
 func seedCrawl(t *testing.T, e *env) {
 	t.Helper()
 	e.storeRecords(cms.KindMap, `{"id":"crawl-map","title":"Crawl map"}`)

@@ -38,6 +38,10 @@ func TestDeleteAsksFirst(t *testing.T) {
 	if e.stored(cms.KindResource, "r-0") != nil {
 		t.Error("r-0 still stored")
 	}
+	list := e.page(e.get(c, "/resource/?deleted=r-0"), http.StatusOK)
+	if got := text(list.Find(".notice.ok")); got != "Resource r-0 was deleted." {
+		t.Errorf("the list says %q", got)
+	}
 	if got, _ := e.stored(cms.KindResource, "r-1")["poiResourceIds"].([]any); len(got) != 0 {
 		t.Errorf("r-1 still lists %v", got)
 	}

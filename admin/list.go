@@ -178,7 +178,10 @@ type listPage struct {
 	// Error says why the list could not be read with these filters.
 	Error string
 	// Notice tells of a page that no longer exists.
-	Notice  string
+	Notice string
+	// Deleted is the id of the record the editor just deleted from its
+	// form.
+	Deleted string
 	Filters listFilters
 }
 
@@ -268,7 +271,7 @@ func (h *Handler) list(kind cms.Kind) http.HandlerFunc {
 			return
 		}
 		page := h.listPageOf(r, s, kind, q)
-		page.Notice, page.Error = notice, problem
+		page.Notice, page.Error, page.Deleted = notice, problem, r.URL.Query().Get("deleted")
 		for _, row := range res.Rows {
 			page.Rows = append(page.Rows, h.listRow(kind, s.P.Langs, row))
 		}
