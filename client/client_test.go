@@ -181,6 +181,15 @@ func TestReadOptions(t *testing.T) {
 			{[]client.ReadOption{client.UpdatedSince(e.clock.Now().Add(time.Second))}, ""},
 			{[]client.ReadOption{client.Published(cms.PublishedAny), client.Limit(2)}, "a-walk,b-mill"},
 			{[]client.ReadOption{client.Published(cms.PublishedAny), client.Limit(1), client.After("a-walk")}, "b-mill"},
+			// A search sends every option in the query form.
+			{[]client.ReadOption{client.Search("WALK")}, "a-walk"},
+			{[]client.ReadOption{client.Search("mill")}, ""},
+			{[]client.ReadOption{client.Search("mill"), client.Published(cms.PublishedAny)}, "b-mill"},
+			{[]client.ReadOption{client.Search("p"), client.Published(cms.PublishedAny), client.Fields("title")}, "c-pier"},
+			{[]client.ReadOption{client.Search("a"), client.MapID("lakes"), client.UpdatedSince(e.clock.Now().Add(-2 * time.Hour))}, "a-walk"},
+			{[]client.ReadOption{client.Search("b m"), client.Published(cms.PublishedAny),
+				client.BBox(cms.BBox{MinLon: -20, MinLat: -1.5, MaxLon: 20, MaxLat: 30}), client.ExcludeFiles()}, "b-mill"},
+			{[]client.ReadOption{client.Search("C PIER, new"), client.Limit(1), client.After("a-walk")}, "c-pier"},
 		} {
 			if got := ids(c.ListPage(ctx, cms.KindResource, tc.opts...)); got != tc.want {
 				t.Errorf("ListPage %d options: %q, want %q", len(tc.opts), got, tc.want)
@@ -220,8 +229,32 @@ func TestReadOptions(t *testing.T) {
 		if got := ids(c.GetMany(ctx, cms.KindResource, many)); got != "c-pier,a-walk" {
 			t.Fatalf("GetMany of 1002: %q", got)
 		}
+		// A search among named ids: their order, the others left out, one
+		// id as well.
+		if got := ids(c.GetMany(ctx, cms.KindResource, []string{"c-pier", "b-mill", "a-walk"}, client.Search("pier"))); got != "c-pier" {
+			t.Fatalf("GetMany with a search: %q", got)
+		}
+		if got := ids(c.GetMany(ctx, cms.KindResource, []string{"a-walk"}, client.Search("pier"))); got != "" {
+			t.Fatalf("GetMany of one id with a search: %q", got)
+		}
+		var searched []string
+		for r, err := range c.List(ctx, cms.KindResource, client.Search("a"), client.Published(cms.PublishedAny), client.PageSize(1)) {
+			must(t, err)
+			searched = append(searched, r.RecordID())
+		}
+		if strings.Join(searched, ",") != "a-walk" {
+			t.Fatalf("List with a search: %v", searched)
+		}
 		// Refused options.
 		var apiErr *client.Error
+		for _, q := range []string{"", "?!", strings.Repeat("x", cms.MaxSearchLength+1)} {
+			if _, err := c.ListPage(ctx, cms.KindResource, client.Search(q)); !errors.As(err, &apiErr) || apiErr.Status != http.StatusBadRequest || apiErr.Fail != "Wrong request" {
+				t.Fatalf("search %q: %v", q, err)
+			}
+		}
+		if _, _, err := c.Get(ctx, cms.KindResource, "a-walk", client.Search("walk")); err == nil {
+			t.Fatal("Get took a search")
+		}
 		if _, err := c.ListPage(ctx, cms.KindLanding, client.MapID("lakes")); !errors.As(err, &apiErr) || apiErr.Status != http.StatusBadRequest || apiErr.Fail != "Wrong request" {
 			t.Fatalf("mapId on landings: %v", err)
 		}

@@ -26,6 +26,8 @@ type readOptions struct {
 	after        string
 	pageSize     int
 	ifNoneMatch  string
+	search       string
+	searched     bool // Search given, even ""
 }
 
 // Published chooses records by their published flag: cms.PublishedOnly
@@ -81,6 +83,19 @@ func Limit(n int) ReadOption { return func(o *readOptions) { o.limit = n } }
 // (/after/{id}); List starts after it.
 func After(id string) ReadOption { return func(o *readOptions) { o.after = id } }
 
+// Search keeps the records with a word of their id or of their title (in
+// any language) starting with each of the words of search, case and
+// accents folded: "città di" finds "Città di Castello" (DECISIONS §14).
+// The records still come in ascending id order, so Limit, After and List
+// page them. Search has no path form: a read with it sends every option
+// in the query form (GET <kind>?search=...). Lists only: Get refuses it,
+// GetMany answers through lists. An empty search, or one the server
+// refuses (no letter or digit, over cms.MaxSearchLength characters or
+// cms.MaxSearchWords words), is an *Error 400.
+func Search(search string) ReadOption {
+	return func(o *readOptions) { o.search = search; o.searched = true }
+}
+
 // PageSize is how many records each request of List asks for (1 to 1000);
 // default Options.PageSize.
 func PageSize(n int) ReadOption { return func(o *readOptions) { o.pageSize = n } }
@@ -112,12 +127,16 @@ func readOpts(opts []ReadOption) *readOptions {
 var (
 	errIfNoneMatch = errors.New("client: IfNoneMatch applies to Get only")
 	errPageSize    = errors.New("client: PageSize applies to List only")
+	errSearchGet   = errors.New("client: Search applies to lists (List, ListPage, GetMany), not Get")
 )
 
 // path is the read path of kind for ids (none: a list) with the options,
 // escaped, under the API's root; limit and after, when given, replace the
 // options' own.
 func (o *readOptions) path(c *Client, kind cms.Kind, ids []string, limit int, after string) string {
+	if o.searched {
+		return o.query(c, kind, ids, limit, after)
+	}
 	var b strings.Builder
 	b.WriteString(string(kind))
 	if len(ids) > 0 {
@@ -166,6 +185,49 @@ func (o *readOptions) path(c *Client, kind cms.Kind, ids []string, limit int, af
 		opt(cms.OptAfter, after)
 	}
 	return b.String()
+}
+
+// query is path in the query form (DECISIONS §14), which a search needs:
+// every option a query parameter, lists comma-separated, ids always
+// answering an array.
+func (o *readOptions) query(c *Client, kind cms.Kind, ids []string, limit int, after string) string {
+	var params []string
+	add := func(key string, values ...string) {
+		params = append(params, key+"="+url.QueryEscape(strings.Join(values, ",")))
+	}
+	if len(ids) > 0 {
+		add("ids", ids...)
+	}
+	if o.published != "" {
+		add(cms.OptPublished, o.published)
+	}
+	if len(o.fields) > 0 {
+		add(cms.OptFields, o.fields...)
+	}
+	if len(o.ignoreFields) > 0 {
+		add(cms.OptIgnoreFields, o.ignoreFields...)
+	}
+	if o.excludeFiles {
+		add(cms.OptExcludeFiles, "1")
+	}
+	if o.mapID != "" {
+		add(cms.OptMapID, o.mapID)
+	}
+	if o.bbox != nil {
+		f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+		add(cms.OptBBox, f(o.bbox.MinLon), f(o.bbox.MinLat), f(o.bbox.MaxLon), f(o.bbox.MaxLat))
+	}
+	if !o.since.IsZero() {
+		add(cms.OptUpdatedSince, o.since.In(c.loc).Format("2006-01-02T15:04:05"))
+	}
+	if limit > 0 {
+		add(cms.OptLimit, strconv.Itoa(limit))
+	}
+	if after != "" {
+		add(cms.OptAfter, after)
+	}
+	add("search", o.search)
+	return url.PathEscape(string(kind)) + "?" + strings.Join(params, "&")
 }
 
 // writeList writes values comma-separated, each escaped as a path segment

@@ -82,6 +82,9 @@ func (c *Client) Get(ctx context.Context, kind cms.Kind, id string, opts ...Read
 	if o.pageSize != 0 {
 		return nil, "", errPageSize
 	}
+	if o.searched {
+		return nil, "", errSearchGet
+	}
 	req := &request{method: http.MethodGet, path: o.path(c, kind, []string{id}, o.limit, o.after)}
 	if o.ifNoneMatch != "" {
 		req.header = http.Header{"If-None-Match": {o.ifNoneMatch}}
@@ -125,8 +128,8 @@ func (c *Client) GetMany(ctx context.Context, kind cms.Kind, ids []string, opts 
 	}
 	recs := make([]cms.Record, 0, len(ids))
 	for chunk := range slices.Chunk(ids, MaxPageSize) {
-		if len(chunk) == 1 {
-			// One id answers an object, not an array.
+		if len(chunk) == 1 && !o.searched {
+			// One id answers an object, not an array (in the path form).
 			rec, _, err := c.Get(ctx, kind, chunk[0], opts...)
 			if errors.Is(err, ErrNotFound) {
 				continue

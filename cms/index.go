@@ -17,6 +17,10 @@ type RecordIndex struct {
 	Aliases map[string]string
 	// Refs are the ids the document names (assignment lists excluded).
 	Refs []Reference
+	// Terms are the record's index terms but the m: ones, sorted, each
+	// once (search.go): a store keeps them with the record, with the
+	// MissingTerms of its account's languages.
+	Terms []string
 }
 
 // Index returns the index of rec. Adapters call it (on their document
@@ -26,6 +30,7 @@ func (c *Codec) Index(rec Record) RecordIndex {
 	ix := recordIndex(rec)
 	ix.Aliases = aliases(*rec.Common().URLAlias)
 	ix.Refs = references(rec, oc.spec, v, "", nil)
+	ix.Terms = indexTerms(rec)
 	return ix
 }
 

@@ -31,22 +31,34 @@ type ReadParams struct {
 	// Uncounted leaves a Proposal's access counters as they are when it is
 	// read by id: the admin's reads are not visits.
 	Uncounted bool
+	// Search, when set, keeps the records whose id or title (in any
+	// language) has a word starting with each of its words, case and
+	// accents folded (SearchTerms, DECISIONS §14).
+	Search string
 }
 
 // Read returns the records p selects, for the principal in ctx. With ids,
 // reading a Proposal counts an access (statsAccess + 1, statsLastAccess =
-// now) as it is yielded, unless p.Uncounted. The sequence yields an error at most once, as
-// its last element; records stream from the store without being held in
-// memory, named ids as lists. Errors:
-// CodeUnauthorized, CodeForbidden.
+// now) as it is yielded, unless p.Uncounted. The sequence yields an
+// error at most once, as its last element; records stream from the store
+// without being held in memory, named ids as lists. Errors:
+// CodeUnauthorized, CodeForbidden, CodeMalformed for a search
+// SearchTerms refuses.
 func (s *Service) Read(ctx context.Context, kind Kind, p ReadParams) (iter.Seq2[*Entry, error], error) {
 	pr, err := s.caller(ctx, kind, ActionRead)
 	if err != nil {
 		return nil, err
 	}
+	var terms []TermRange
+	if p.Search != "" {
+		if terms, err = SearchTerms(p.Search); err != nil {
+			return nil, err
+		}
+	}
 	if p.IDs == nil {
 		return s.store.ListRecords(ctx, ListParams{Account: pr.Account, Kind: kind, Published: p.Published,
-			MapID: p.MapID, After: p.After, Limit: p.Limit, BBox: p.BBox, UpdatedSince: p.UpdatedSince}), nil
+			MapID: p.MapID, After: p.After, Limit: p.Limit, BBox: p.BBox, UpdatedSince: p.UpdatedSince,
+			Terms: terms}), nil
 	}
 	var members map[string]bool
 	if p.MapID != "" && kind == KindResource {
@@ -64,7 +76,7 @@ func (s *Service) Read(ctx context.Context, kind Kind, p ReadParams) (iter.Seq2[
 				yield(nil, err)
 				return
 			}
-			if !p.keeps(e, members) {
+			if !p.keeps(e, members) || terms != nil && !MatchTerms(s.doc.Index(e.Record).Terms, terms) {
 				continue
 			}
 			if kind == KindProposal && !p.Uncounted {

@@ -122,6 +122,11 @@ type ListParams struct {
 	BBox *BBox
 	// UpdatedSince, when not zero, keeps records updated at or after it.
 	UpdatedSince time.Time
+	// Terms, when set, keeps records that hold an index term
+	// (RecordIndex.Terms) in each of the ranges: the words of a search
+	// (SearchTerms). The store answers from its index of the terms,
+	// never by reading documents.
+	Terms []TermRange
 }
 
 // RecordStore keeps records.
@@ -186,8 +191,10 @@ type RecordStore interface {
 	// most once, as its last element.
 	ListRecords(ctx context.Context, p ListParams) iter.Seq2[*Entry, error]
 	// PutRecord inserts e, or replaces the stored record of the same
-	// account, kind and id. Its urlAlias values (per language) and the
-	// references it makes are indexed with it. It does not check the
+	// account, kind and id. Its urlAlias values (per language), the
+	// references it makes and its index terms (RecordIndex.Terms, and
+	// the MissingTerms of the account's languages as stored) are indexed
+	// with it. It does not check the
 	// aliases: the caller does, in the same transaction (AliasHolder). An
 	// alias another record of the kind holds in the language fails the
 	// write as a race (IsRace, CodeUnavailable): the holder took it after
@@ -201,8 +208,8 @@ type RecordStore interface {
 	// records may swap theirs. Two of them naming the same alias in a
 	// language is the caller's mistake (CodeInternal).
 	PutRecords(ctx context.Context, entries []*Entry) error
-	// DeleteRecord removes a record, its aliases, the references it makes
-	// and every assignment it is part of. CodeNotFound when there is none.
+	// DeleteRecord removes a record, its aliases, the references it makes,
+	// its index terms and every assignment it is part of. CodeNotFound when there is none.
 	DeleteRecord(ctx context.Context, account string, kind Kind, id string) error
 	// TouchRecord sets the Updated instant of a record without changing its
 	// document. CodeNotFound when there is none.
@@ -402,7 +409,9 @@ type AccountStore interface {
 	// ListAccounts returns every account in id order.
 	ListAccounts(ctx context.Context) ([]Account, error)
 	// UpdateAccount replaces an account's languages. CodeNotFound when
-	// there is none.
+	// there is none. The index terms of the account's records follow: a
+	// language added gives every record without a title in it its
+	// MissingTerms term, a language removed takes them away.
 	UpdateAccount(ctx context.Context, a Account) error
 	// CreateUser stores a new user. CodeConflict when the name exists;
 	// CodeNotFound when the account does not.

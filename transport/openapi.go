@@ -502,6 +502,13 @@ func (b *apiBuilder) parameters() map[string]*apiParameter {
 		"updatedSinceQuery": query(cms.OptUpdatedSince, "Records whose timeLastUpdate is at or after this wall time of the "+
 			"service's zone (UTC+1 by default); a time a clock change skips is 400, one that comes twice means "+
 			"its earlier moment.", &jsonschema.Schema{Type: "string", Pattern: sincePattern.String()}, "2026-01-01T00:00:00"),
+		"searchQuery": query(querySearch, "Words, each the start of a word of the record's id or of its title in any "+
+			"language, all required, in any order; case and accents do not matter (Città finds citta, CITTA and cit). "+
+			"Words are the runs of letters and digits; the id counts by its parts and as one word of them joined "+
+			"(poi-00123 is found by poi, 00123 and poi00123). The answer keeps ascending id order, so limit and "+
+			"after page it, and every other option applies too. Empty, without a letter or digit, longer than "+
+			strconv.Itoa(cms.MaxSearchLength)+" characters or of more than "+strconv.Itoa(cms.MaxSearchWords)+" words: 400.",
+			&jsonschema.Schema{Type: "string", MinLength: ptrTo[uint64](1), MaxLength: ptrTo[uint64](cms.MaxSearchLength)}, "lago como"),
 		"langsQuery": query("langs", "Without an access token: the languages to describe, comma-separated, the "+
 			"default first (default en). With a token it is not read: the caller's account's languages are described.",
 			&jsonschema.Schema{Type: "string"}, "en,it"),
@@ -592,13 +599,15 @@ func (b *apiBuilder) kindPaths(kind cms.Kind) {
 	for _, opt := range b.readOptions(kind) {
 		listParams = append(listParams, param(opt+"Query"))
 	}
+	listParams = append(listParams, param("searchQuery"))
 	b.paths.add(base, http.MethodGet, &apiOperation{
 		Tags: tags, OperationID: "list" + plural, Summary: "List " + plural + " (with read options)",
 		Description: "Every published " + title + " of the account, streamed in ascending id order ([] when nothing " +
 			"matches); the options narrow it. With ids the answer keeps their order, without the missing or hidden " +
 			"ones, and is 404 when none is found. Every option is optional and given at most once (a repeated one " +
 			"is 400); array values are comma-separated (name=a,b), their commas escaped or not. A query parameter " +
-			"that is no option is ignored when no option is given and 400 beside one; search is reserved (400). " +
+			"that is no option is ignored when no option is given and 400 beside one. search (query form only) keeps " +
+			"the records with a word of their id or title starting with each of its words. " +
 			"The same options may instead be written as path segments after the kind and its ids, in any order, " +
 			"each once: " + b.pathForm(kind) + " (excludeFiles without a value, keywords only as written, values " +
 			"percent-decoded after the path is split on / and ,). The two forms are never mixed: a query option on " +

@@ -570,12 +570,12 @@ func TestOpenAPIForGenerators(t *testing.T) {
 			}
 			names = append(names, fmt.Sprint(at(q, "name")))
 		}
-		want := "ids published fields ignoreFields excludeFiles limit after updatedSince"
+		want := "ids published fields ignoreFields excludeFiles limit after updatedSince search"
 		switch kind {
 		case cms.KindResource:
-			want = "ids published fields ignoreFields excludeFiles mapId limit after bbox updatedSince"
+			want = "ids published fields ignoreFields excludeFiles mapId limit after bbox updatedSince search"
 		case cms.KindMap:
-			want = "ids published fields ignoreFields excludeFiles limit after bbox updatedSince"
+			want = "ids published fields ignoreFields excludeFiles limit after bbox updatedSince search"
 		}
 		if got := strings.Join(names, " "); got != want {
 			t.Errorf("list %s: query parameters %s, want %s", kind, got, want)

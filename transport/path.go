@@ -57,6 +57,9 @@ type recordPath struct {
 	// UpdatedSince: /updatedSince/YYYY-MM-DDTHH:MM:SS in the service's
 	// zone; zero when not given.
 	UpdatedSince time.Time
+	// Search: the query form's search (words, as given); "" when not
+	// given.
+	Search string
 	// Multiple: schema.multiple.json; Full: /full.
 	Multiple bool
 	Full     bool

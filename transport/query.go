@@ -15,9 +15,8 @@ import (
 const (
 	// queryIDs names the ids; with it the answer is always an array.
 	queryIDs = "ids"
-	// querySearch is reserved for a full-text search that is not
-	// implemented yet: refused (400) rather than ignored, so a client
-	// never takes every record for a search's answer.
+	// querySearch names the words of a search (cms.SearchTerms): query
+	// form only, no path keyword.
 	querySearch = "search"
 )
 
@@ -105,7 +104,13 @@ func setQueryOption(rp *recordPath, o queryOption, loc *time.Location) error {
 		rp.ExcludeFiles = true
 		return nil
 	case querySearch:
-		return wrong("search is not supported")
+		// Checked here as the service checks it: an empty search, one
+		// without a letter or digit, or over the limits is 400.
+		if _, err := cms.SearchTerms(o.value); err != nil {
+			return wrong("search: " + err.Error())
+		}
+		rp.Search = o.value
+		return nil
 	}
 	return setReadOption(rp, o.key, strings.Split(o.value, ","), loc)
 }

@@ -4,6 +4,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/bwcms/cms/cms"
 )
 
 // TestReadQueryOptions: each read option given as a query parameter
@@ -74,7 +76,13 @@ func TestReadQueryOptions(t *testing.T) {
 		"resource?after=a%2Cb",
 		"resource?limit=1%2C2",
 		"resource?fields=title&fields=title_it",
-		"resource?search=lake", // reserved, not implemented
+		"resource?search=",                            // empty
+		"resource?search=%21%3F",                      // no letter or digit
+		"resource?search=" + strings.Repeat("a", 201), // too long
+		"resource?search=a+b+c+d+e+f+g+h+i",           // nine words
+		"resource?search=lake&search=hill",            // repeated
+		"resource/published/*?search=lake",            // both forms
+		"resource?search=lake&_=1",                    // beside a parameter that is no option
 		"resource?mapId=%ZZ",
 	} {
 		if w := get(q); w.Code != 400 || strings.TrimSpace(w.Body.String()) != `{"fail":"Wrong request"}` {
@@ -104,6 +112,8 @@ func FuzzParseQuery(f *testing.F) {
 		{"resource/published/1", "limit=1"},
 		{"landing", "_=1&x=%ZZ"},
 		{"proposal", "search=lake&ids=a"},
+		{"resource", "search=Citt%C3%A0+di&limit=2&after=abc&mapId=mp1"},
+		{"map", "search=%21"},
 		{"resource", "limit=1&limit=2"},
 	} {
 		f.Add(c.path, c.query)
@@ -137,6 +147,13 @@ func FuzzParseQuery(f *testing.F) {
 		}
 		if again.Single && !rp.Single {
 			again.Single = false // ids in the query answer an array
+		}
+		if rp.Search != "" {
+			// The query form's own option: what the service accepts.
+			if _, err := cms.SearchTerms(rp.Search); err != nil {
+				t.Fatalf("%q ? %q: search %q accepted, the service refuses it: %v", path, query, rp.Search, err)
+			}
+			again.Search = rp.Search
 		}
 		if !pathEqual(again, rp) {
 			t.Fatalf("%q ? %q: parsed %+v, its path form %q reads %+v", path, query, *rp, formatPath(rp), *again)

@@ -26,7 +26,7 @@ func (h *Handler) read(w http.ResponseWriter, r *http.Request, rp *recordPath) {
 		return
 	}
 	seq, err := h.svc.Read(ctx, rp.Kind, cms.ReadParams{IDs: rp.IDs, Published: rp.Published, MapID: rp.MapID,
-		After: rp.After, Limit: rp.Limit, BBox: rp.BBox, UpdatedSince: rp.UpdatedSince})
+		After: rp.After, Limit: rp.Limit, BBox: rp.BBox, UpdatedSince: rp.UpdatedSince, Search: rp.Search})
 	if err != nil {
 		h.writeError(w, r, err)
 		return

@@ -182,6 +182,13 @@ func (f *scaleFixture) expectCount(b *testing.B, path string, want int) {
 	}
 }
 
+// rarePrefix is the id of Resource i without its last two digits: a
+// search word of the 100 Resources around it.
+func (f *scaleFixture) rarePrefix(i int) string {
+	id := f.set.ResourceID(i - i%100)
+	return id[:len(id)-2]
+}
+
 // randomIDs are k distinct ids of Resources among the first below.
 func (f *scaleFixture) randomIDs(k, below int) []string {
 	seen := make(map[int]bool, k)
@@ -244,6 +251,54 @@ func (f *scaleFixture) ops() []scaleOp {
 			b.ReportAllocs()
 			for b.Loop() {
 				serve(b, h, newRequest("GET", path, "", tok), http.StatusOK)
+			}
+		}},
+		// Searches (DECISIONS §14), a page of 50 each: a word of 100 ids
+		// (their candidates read by key); one letter every Resource's
+		// title has (the id order drives, each record tested), first and
+		// deep pages; that letter with a rare word, and with a box; two
+		// words every title has.
+		{"search-rare", func(b *testing.B) {
+			f.expectCount(b, api+"resource?search="+f.rarePrefix(n/2)+"&limit=50", 50)
+			b.ReportAllocs()
+			for b.Loop() {
+				serve(b, h, newRequest("GET", api+"resource?search="+f.rarePrefix(f.rng.IntN(n-100))+"&limit=50", "", tok), http.StatusOK)
+			}
+		}},
+		{"search-letter", func(b *testing.B) {
+			f.expectCount(b, api+"resource?search=s&limit=50", 50)
+			b.ReportAllocs()
+			for b.Loop() {
+				serve(b, h, newRequest("GET", api+"resource?search=S&limit=50", "", tok), http.StatusOK)
+			}
+		}},
+		{"search-letter-deep", func(b *testing.B) {
+			f.expectCount(b, api+"resource?search=s&limit=50&after="+set.ResourceID(n/2), 50)
+			b.ReportAllocs()
+			for b.Loop() {
+				after := set.ResourceID(f.rng.IntN(n - 100))
+				serve(b, h, newRequest("GET", api+"resource?search=s&limit=50&after="+after, "", tok), http.StatusOK)
+			}
+		}},
+		{"search-letter-rare", func(b *testing.B) {
+			f.expectCount(b, api+"resource?search=s+"+f.rarePrefix(n/2)+"&limit=50", 50)
+			b.ReportAllocs()
+			for b.Loop() {
+				serve(b, h, newRequest("GET", api+"resource?search=s+"+f.rarePrefix(f.rng.IntN(n-100))+"&limit=50", "", tok), http.StatusOK)
+			}
+		}},
+		{"search-two-common", func(b *testing.B) {
+			f.expectCount(b, api+"resource?search=resource+scale&limit=50", 50)
+			b.ReportAllocs()
+			for b.Loop() {
+				serve(b, h, newRequest("GET", api+"resource?search=resource+scale&limit=50", "", tok), http.StatusOK)
+			}
+		}},
+		{"search-letter-bbox", func(b *testing.B) {
+			f.expectCount(b, api+"resource?search=s&bbox="+set.Box(set.Boxes()/2), scale.BoxCells*scale.BoxCells)
+			b.ReportAllocs()
+			for b.Loop() {
+				serve(b, h, newRequest("GET", api+"resource?search=s&bbox="+set.Box(f.rng.IntN(set.Boxes())), "", tok), http.StatusOK)
 			}
 		}},
 		{"map-read", func(b *testing.B) {

@@ -57,7 +57,7 @@ func TestStatementsUseIndexes(t *testing.T) {
 }
 
 // recordTable matches the plan node of a scan of a record table.
-var recordTable = regexp.MustCompile(`(Seq Scan|Index Scan|Index Only Scan|Bitmap Heap Scan)( Backward)? (using \S+ )?on (records|aliases|refs|assignments)\b`)
+var recordTable = regexp.MustCompile(`(Seq Scan|Index Scan|Index Only Scan|Bitmap Heap Scan)( Backward)? (using \S+ )?on (records|aliases|refs|assignments|terms)\b`)
 
 // keyFilter matches a filter that tests a column for equality (to a value
 // or a list): on a record table, a part of the equality the index did not
@@ -167,7 +167,7 @@ func explainGeneric(tb testing.TB, s *Store, query string, args []any) string {
 // test sees them as never analyzed until it says otherwise.
 func noAutovacuum(tb testing.TB, s *Store) {
 	tb.Helper()
-	for _, table := range []string{"records", "aliases", "refs", "assignments"} {
+	for _, table := range []string{"records", "aliases", "refs", "assignments", "terms"} {
 		if _, err := s.Write().ExecContext(tb.Context(), "ALTER TABLE "+table+" SET (autovacuum_enabled = false)"); err != nil {
 			tb.Fatal(err)
 		}

@@ -269,3 +269,23 @@ func TestAliasNormalFormMigration(t *testing.T) {
 	t.Parallel()
 	bunstoretest.AliasNormalFormMigration(t, openTestStore(t, nil).Store)
 }
+
+func TestUpgradeFillsTerms(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	sub, _ := fs.Sub(migrations, "migrations")
+	before, err := bunstoretest.MigrationsBefore(sub, "20261127000019")
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(o *Options) func() cms.Store {
+		return func() cms.Store {
+			s, err := Open(t.Context(), dsn, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+	}
+	bunstoretest.UpgradeFillsTerms(t, open(&Options{MaxConns: 4, migrations: firstMigrations(t, before)}), open(&Options{MaxConns: 4}))
+}

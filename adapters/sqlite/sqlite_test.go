@@ -392,3 +392,23 @@ func TestAliasNormalFormMigration(t *testing.T) {
 	t.Parallel()
 	bunstoretest.AliasNormalFormMigration(t, openTestStore(t).Store)
 }
+
+func TestUpgradeFillsTerms(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "cms.db")
+	sub, _ := fs.Sub(migrations, "migrations")
+	before, err := bunstoretest.MigrationsBefore(sub, "20261127000019")
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(o *Options) func() cms.Store {
+		return func() cms.Store {
+			s, err := Open(t.Context(), path, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+	}
+	bunstoretest.UpgradeFillsTerms(t, open(&Options{migrations: firstMigrations(t, before)}), open(nil))
+}

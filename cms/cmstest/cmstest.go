@@ -56,4 +56,5 @@ func Run(t *testing.T, open func(t *testing.T) cms.Store) {
 	t.Run("Logins", func(t *testing.T) { testLogins(t, open) })
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, open) })
 	t.Run("Batches", func(t *testing.T) { testBatches(t, open) })
+	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 }

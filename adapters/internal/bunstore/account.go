@@ -64,12 +64,25 @@ func (s *Store) ListAccounts(ctx context.Context) ([]cms.Account, error) {
 
 // UpdateAccount implements cms.Store.
 func (s *Store) UpdateAccount(ctx context.Context, a cms.Account) error {
-	n, err := s.exec(ctx, "UPDATE accounts SET lang = ?, langs = ? WHERE id = ?",
-		a.Langs.Default, strings.Join(a.Langs.All, ","), a.ID)
-	if err == nil && n == 0 {
-		err = notFound("account " + a.ID)
-	}
-	return err
+	return s.tx(ctx, func(s *Store) error {
+		// The row is held first (Options.DeleteLock: FOR UPDATE): it waits
+		// for the writers of terms that read the languages
+		// (Options.ShareLock), so the terms below see what they wrote,
+		// and writers after it read the new languages.
+		before, err := s.termLanguages(ctx, a.ID, s.opts.DeleteLock)
+		if err != nil {
+			return err
+		}
+		n, err := s.exec(ctx, "UPDATE accounts SET lang = ?, langs = ? WHERE id = ?",
+			a.Langs.Default, strings.Join(a.Langs.All, ","), a.ID)
+		if err == nil && n == 0 {
+			err = notFound("account " + a.ID)
+		}
+		if err != nil {
+			return err
+		}
+		return s.languageTerms(ctx, a.ID, before, a.Langs.All)
+	})
 }
 
 type userRow struct {

@@ -28,6 +28,7 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 	var staleAliases, staleRefs []string
 	records := make([]any, 0, 10*len(entries))
 	var aliases, refs []any
+	var terms termWrites
 	byLang := map[string]map[string]bool{} // lang -> aliases of the set
 	docs, indexes := s.documents(entries)
 	seen := make(map[string]bool, len(entries))
@@ -74,19 +75,20 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 				refs = append(refs, account, kind, id, r.Field, r.ToKind, r.ToID, r.Single)
 			}
 		}
+		terms.add(e, id, ix.Terms)
 	}
 	return s.tx(ctx, func(s *Store) error {
 		if len(entries) == 1 {
 			// One record (a single upsert) takes no savepoint: a put
 			// refused is a race, and the caller runs its transaction again.
-			return s.putRecords(ctx, account, kind, staleAliases, staleRefs, records, aliases, refs)
+			return s.putRecords(ctx, account, kind, staleAliases, staleRefs, records, aliases, refs, &terms)
 		}
 		// A savepoint undoes a refused put, so a caller that goes on in its
 		// transaction commits no half of it.
 		if _, err := s.exec(ctx, "SAVEPOINT put_records"); err != nil {
 			return err
 		}
-		err := s.putRecords(ctx, account, kind, staleAliases, staleRefs, records, aliases, refs)
+		err := s.putRecords(ctx, account, kind, staleAliases, staleRefs, records, aliases, refs, &terms)
 		if err != nil {
 			if _, rerr := s.exec(ctx, "ROLLBACK TO SAVEPOINT put_records"); rerr != nil {
 				// SQLite rolls the whole transaction back on some errors
@@ -106,7 +108,8 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 // outside the set fails the insert: the caller looked it up in its
 // transaction and found it free, so a writer took it since, a race the
 // caller's transaction run again sees.
-func (s *Store) putRecords(ctx context.Context, account, kind string, staleAliases, staleRefs []string, records, aliases, refs []any) error {
+func (s *Store) putRecords(ctx context.Context, account, kind string, staleAliases, staleRefs []string, records, aliases, refs []any,
+	terms *termWrites) error {
 	if err := s.insertRows(ctx, "INSERT INTO records ("+recordColumns+") VALUES ", 10, records,
 		" ON CONFLICT (account, kind, id) DO UPDATE SET published = EXCLUDED.published, "+
 			"updated_at = EXCLUDED.updated_at, lat = EXCLUDED.lat, lon = EXCLUDED.lon, "+
@@ -131,7 +134,10 @@ func (s *Store) putRecords(ctx context.Context, account, kind string, staleAlias
 			return err
 		}
 	}
-	return s.insertRows(ctx, "INSERT INTO refs (account, from_kind, from_id, field, to_kind, to_id, single) VALUES ", 7, refs, "")
+	if err := s.insertRows(ctx, "INSERT INTO refs (account, from_kind, from_id, field, to_kind, to_id, single) VALUES ", 7, refs, ""); err != nil {
+		return err
+	}
+	return s.writeTerms(ctx, account, kind, terms)
 }
 
 // documents marshals (unless given) and indexes entries on every core:

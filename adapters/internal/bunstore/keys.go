@@ -18,6 +18,7 @@ const (
 	refsToKey      = "account || '/' || to_id"               // refs_to
 	mapKey         = "account || '/' || map_id"              // assignments_map_pos
 	resourceKey    = "account || '/' || resource_id"         // assignments_resource
+	termsRecordKey = "account || '/' || kind || '/' || id"   // terms_record
 )
 
 // keyOf is the value of a '/'-joined key expression.
@@ -61,13 +62,21 @@ func (s *Store) deleteByKeys(table, index, where string, args []any, col string,
 			from = s.indexed(table, index)
 		}
 		if len(keys) == 1 { // a single upsert's: a key look-up, not a list to unpack
-			return "DELETE FROM " + from + " WHERE " + where + " AND " + col + " = ?", append(args, keys[0])
+			return "DELETE FROM " + from + " WHERE " + and(where, col+" = ?"), append(args, keys[0])
 		}
-		return "DELETE FROM " + from + " WHERE " + where + " AND " + col + " " + s.opts.InList,
+		return "DELETE FROM " + from + " WHERE " + and(where, col+" "+s.opts.InList),
 			append(args, s.opts.List(keys))
 	}
 	return "DELETE FROM " + table + " WHERE ctid = ANY(ARRAY(SELECT " + table + ".ctid FROM " +
 		lateralKeys(table, where, col) + "))", append([]any{s.opts.List(keys)}, args...)
+}
+
+// and joins two conditions; where may be empty.
+func and(where, cond string) string {
+	if where == "" {
+		return cond
+	}
+	return where + " AND " + cond
 }
 
 // lateralKeys is the FROM clause of rows of table matching where and one
@@ -76,5 +85,5 @@ func (s *Store) deleteByKeys(table, index, where string, args []any, col string,
 // run the other way round.
 func lateralKeys(table, where, col string) string {
 	return "unnest(CAST(? AS text[])) AS wanted(wanted_key) CROSS JOIN LATERAL (SELECT ctid, * FROM " + table +
-		" WHERE " + where + " AND " + col + " = wanted_key OFFSET 0) AS " + table
+		" WHERE " + and(where, col+" = wanted_key") + " OFFSET 0) AS " + table
 }

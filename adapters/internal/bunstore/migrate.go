@@ -97,9 +97,15 @@ func (s *Store) Migrate(ctx context.Context, o MigrateOptions) error {
 		}
 		// No statement bound: a migration takes as long as it takes.
 		txStore := &Store{opts: s.opts, docs: s.docs, write: tx.Tx, read: tx.Tx, inTx: true, texts: s.texts}
+		// Records written by the migrations before the terms table (an
+		// alias repair) get their terms from the one that fills them.
+		s.opts.noTerms = !slices.Contains(applied, termsMigration)
 		for _, st := range steps {
 			if slices.Contains(applied, st.name) {
 				continue
+			}
+			if st.name > termsMigration {
+				s.opts.noTerms = false
 			}
 			for _, q := range st.sql {
 				if _, err := tx.ExecContext(ctx, q); err != nil {
@@ -125,6 +131,7 @@ func (s *Store) Migrate(ctx context.Context, o MigrateOptions) error {
 	for i, st := range steps {
 		s.opts.known[i] = st.name
 	}
+	s.opts.noTerms = !slices.Contains(s.opts.known, termsMigration)
 	return nil
 }
 
@@ -286,7 +293,10 @@ func DataMigrations() []DataMigration {
 		// zero-width and bidirectional characters refused), for
 		// databases that ran the first before it.
 		{Name: "20261127000018", Comment: "alias_normal_form",
-			Up: func(ctx context.Context, tx *Store) error { return tx.aliasCharacters(ctx) }}}
+			Up: func(ctx context.Context, tx *Store) error { return tx.aliasCharacters(ctx) }},
+		// The index terms of the records stored before the terms table.
+		{Name: "20261127000020", Comment: "search_terms",
+			Up: func(ctx context.Context, tx *Store) error { return tx.fillTerms(ctx) }}}
 }
 
 // DataMigrations are the store's migrations in Go (DataMigrations).

@@ -184,9 +184,23 @@ func (s *Store) RecordsQuery(account string, kind cms.Kind, ids []string) (strin
 	return s.selectByKeys(s.recordSelection(kind), "records", "account = ? AND kind = ?", []any{account, string(kind)}, "id", ids)
 }
 
-// ListRecords implements cms.Store.
+// ListRecords implements cms.Store. With terms (a search) whose rarest
+// range holds few records, those records are the candidates, read by key
+// (listCandidates); otherwise the list's index drives, each record tested
+// for the terms (ListQuery).
 func (s *Store) ListRecords(ctx context.Context, p cms.ListParams) iter.Seq2[*cms.Entry, error] {
 	return func(yield func(*cms.Entry, error) bool) {
+		if len(p.Terms) > 0 {
+			ids, few, err := s.termCandidates(ctx, p.Account, p.Kind, p.Terms)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if few {
+				s.listCandidates(ctx, p, ids, yield)
+				return
+			}
+		}
 		after, remaining := p.After, p.Limit
 		for {
 			n := listChunk
@@ -306,6 +320,35 @@ func (s *Store) ListQuery(p cms.ListParams, after string, n int) (string, []any)
 	return s.listQuery(p, after, n, true)
 }
 
+// listFilters appends to where (and args) the conditions of p that the
+// index a list statement reads by does not answer: each tested on the
+// record read.
+func (s *Store) listFilters(p cms.ListParams, where []string, args []any) ([]string, []any) {
+	switch p.Published {
+	case cms.PublishedOnly:
+		where = append(where, "published = ?")
+		args = append(args, true)
+	case cms.UnpublishedOnly:
+		where = append(where, "published = ?")
+		args = append(args, false)
+	}
+	if !p.UpdatedSince.IsZero() {
+		where = append(where, "updated_at >= ?")
+		args = append(args, micros(p.UpdatedSince))
+	}
+	if b := p.BBox; b != nil {
+		where = append(where, "lat >= ? AND lat <= ?")
+		args = append(args, b.MinLat, b.MaxLat)
+		if b.MinLon <= b.MaxLon {
+			where = append(where, "lon >= ? AND lon <= ?")
+		} else { // across the 180° meridian
+			where = append(where, "(lon >= ? OR lon <= ?)")
+		}
+		args = append(args, b.MinLon, b.MaxLon)
+	}
+	return s.termFilters(p.Account, p.Kind, p.Terms, where, args)
+}
+
 // listQuery is ListQuery; inline leaves out documents larger than
 // inlineDoc (read alone afterwards), so a chunk's memory stays bounded
 // whatever its records' sizes.
@@ -350,28 +393,7 @@ func (s *Store) listQuery(p cms.ListParams, after string, n int, inline bool) (s
 		where = append(where, "id > ?")
 		args = append(args, after)
 	}
-	switch p.Published {
-	case cms.PublishedOnly:
-		where = append(where, "published = ?")
-		args = append(args, true)
-	case cms.UnpublishedOnly:
-		where = append(where, "published = ?")
-		args = append(args, false)
-	}
-	if !p.UpdatedSince.IsZero() {
-		where = append(where, "updated_at >= ?")
-		args = append(args, micros(p.UpdatedSince))
-	}
-	if b := p.BBox; b != nil {
-		where = append(where, "lat >= ? AND lat <= ?")
-		args = append(args, b.MinLat, b.MaxLat)
-		if b.MinLon <= b.MaxLon {
-			where = append(where, "lon >= ? AND lon <= ?")
-		} else { // across the 180° meridian
-			where = append(where, "(lon >= ? OR lon <= ?)")
-		}
-		args = append(args, b.MinLon, b.MaxLon)
-	}
+	where, args = s.listFilters(p, where, args)
 	args = append(args, n)
 	selection := s.recordSelection(p.Kind)
 	if inline {
@@ -463,6 +485,12 @@ func (s *Store) DeleteRecord(ctx context.Context, account string, kind cms.Kind,
 		}
 		if _, err := s.exec(ctx, "DELETE FROM refs WHERE account = ? AND from_kind = ? AND from_id = ?", account, string(kind), id); err != nil {
 			return err
+		}
+		if !s.opts.noTerms {
+			if _, err := s.exec(ctx, "DELETE FROM "+s.indexed("terms", "terms_record")+" WHERE "+termsRecordKey+" = ?",
+				keyOf(account, string(kind), id)); err != nil {
+				return err
+			}
 		}
 		switch kind {
 		case cms.KindResource:

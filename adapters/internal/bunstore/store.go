@@ -127,6 +127,12 @@ type Options struct {
 	// Trace, when set, is given every statement run through exec and
 	// scan, with its arguments, before it runs (plan tests collect them).
 	Trace func(query string, args []any)
+	// ShareLock is appended to the read of an account's languages by a
+	// write of index terms inside a transaction ("FOR SHARE" on
+	// PostgreSQL): UpdateAccount, which changes them and adds or removes
+	// the terms of the languages, waits for the writers that read them,
+	// and they for it. SQLite's write transactions run one at a time.
+	ShareLock string
 	// Numbered turns ? placeholders into $1, $2, ... (PostgreSQL).
 	Numbered bool
 	// Close releases what the adapter opened.
@@ -135,6 +141,10 @@ type Options struct {
 	// known are the migrations this build applies (set by Migrate), which
 	// Ready expects the database to have applied, no fewer and no more.
 	known []string
+	// noTerms is set while the schema has no terms table (a test's older
+	// schema, or the migrations before termsMigration): writes leave the
+	// terms out, and the migration that fills them adds them.
+	noTerms bool
 }
 
 // Store implements cms.Store on bun. bun opens the pools, runs

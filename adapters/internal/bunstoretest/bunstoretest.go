@@ -270,6 +270,16 @@ func RunOperations(t *testing.T, s cms.Store) {
 		{BBox: &cms.BBox{MinLon: 9, MinLat: 45, MaxLon: 10, MaxLat: 46}, Limit: 50},
 		// About a hundred of the fill's Resources, one updated a second.
 		{UpdatedSince: time.Now().Add(-100 * time.Second), Limit: 50},
+		// Searches: a word of a hundred ids (the candidates are read by
+		// key), one of every id (the list's index drives, each record
+		// tested), alone and with the other options.
+		{Search: "r001", Limit: 50},
+		{Search: "r001 r0", MapID: "m03", Limit: 50, Published: cms.PublishedAny},
+		{Search: "r001", BBox: &cms.BBox{MinLon: 9, MinLat: 45, MaxLon: 10, MaxLat: 46}, Limit: 50},
+		{Search: "r0", After: "r01000", Limit: 50},
+		{Search: "r0", MapID: "m03", Limit: 50, Published: cms.PublishedAny},
+		{Search: "r0", BBox: &cms.BBox{MinLon: 9, MinLat: 45, MaxLon: 10, MaxLat: 46}, Limit: 50},
+		{Search: "r0", UpdatedSince: time.Now().Add(-100 * time.Second), Limit: 50},
 	} {
 		seq, err := svc.Read(ctx, cms.KindResource, p)
 		if err != nil {
@@ -334,9 +344,10 @@ func OperationStatements(t *testing.T, s *bunstore.Store, log *StatementLog) map
 
 // UpdateWritesOnlyWhatChanged is the test both adapters run of
 // cms.Entry.Indexed: an update through the service that changes a
-// Resource's title but neither its alias nor its references writes no
-// alias or reference row; one that changes its alias writes the aliases
-// and leaves the references. log is the one given to the adapter as its
+// Resource's title but neither its alias nor its references writes its
+// terms but no alias or reference row; one that changes its alias writes
+// the aliases alone, one that changes its references the references
+// alone. log is the one given to the adapter as its
 // trace.
 func UpdateWritesOnlyWhatChanged(t *testing.T, s cms.Store, log *StatementLog) {
 	t.Helper()
@@ -357,7 +368,7 @@ func UpdateWritesOnlyWhatChanged(t *testing.T, s cms.Store, log *StatementLog) {
 	}
 	upsert(`{"id":"r-0","title":"Other"}`)
 	upsert(`{"id":"r-1","title":"Lake","poiResourceIds":["r-0"]}`)
-	written := func(body string) (aliases, refs bool) {
+	written := func(body string) (aliases, refs, terms bool) {
 		t.Helper()
 		log.Record(true)
 		upsert(body)
@@ -366,15 +377,33 @@ func UpdateWritesOnlyWhatChanged(t *testing.T, s cms.Store, log *StatementLog) {
 			aliases = aliases || strings.Contains(query, "INTO aliases") || strings.Contains(query, "FROM aliases WHERE ctid") ||
 				strings.HasPrefix(query, "DELETE FROM aliases")
 			refs = refs || strings.Contains(query, "INTO refs") || strings.HasPrefix(query, "DELETE FROM refs")
+			terms = terms || strings.Contains(query, "INTO terms") || strings.HasPrefix(query, "DELETE FROM terms")
 		}
 		log.Reset()
-		return aliases, refs
+		return aliases, refs, terms
 	}
-	if a, r := written(`{"id":"r-1","title":"Lake, north shore"}`); a || r {
-		t.Errorf("a new title wrote aliases %v, references %v; want neither", a, r)
+	if a, r, w := written(`{"id":"r-1","title":"Lake, north shore"}`); a || r || !w {
+		t.Errorf("a new title wrote aliases %v, references %v, terms %v; want terms only", a, r, w)
 	}
-	if a, r := written(`{"id":"r-1","urlAlias":"/north-shore"}`); !a || r {
-		t.Errorf("a new alias wrote aliases %v, references %v; want aliases only", a, r)
+	if a, r, w := written(`{"id":"r-1","urlAlias":"/north-shore"}`); !a || r || w {
+		t.Errorf("a new alias wrote aliases %v, references %v, terms %v; want aliases only", a, r, w)
+	}
+	if a, r, w := written(`{"id":"r-1","poiResourceIds":[]}`); a || !r || w {
+		t.Errorf("new references wrote aliases %v, references %v, terms %v; want references only", a, r, w)
+	}
+	if a, r, w := written(`{"id":"r-1","poiResourceIds":["r-0"],"title":"Lake, north shore"}`); a || !r || w {
+		t.Errorf("the references back wrote aliases %v, references %v, terms %v; want references only", a, r, w)
+	}
+	terms, _ := cms.SearchTerms("north shore")
+	var found []string
+	for e, err := range s.ListRecords(t.Context(), cms.ListParams{Account: "acc", Kind: cms.KindResource, Published: cms.PublishedAny, Terms: terms}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		found = append(found, e.Record.RecordID())
+	}
+	if !slices.Equal(found, []string{"r-1"}) {
+		t.Errorf("search of the new title: %v", found)
 	}
 	if holder, err := s.AliasHolder(t.Context(), "acc", cms.KindResource, "en", "/north-shore"); err != nil || holder != "r-1" {
 		t.Errorf("the new alias is held by %q, %v", holder, err)
@@ -514,4 +543,105 @@ func AliasNormalFormMigration(t *testing.T, s *bunstore.Store) {
 	if e, err := s.GetRecord(ctx, "a", cms.KindResource, "w2"); err != nil || e.Record.(*cms.Resource).URLAlias["en"] != "/menu-3" {
 		t.Errorf("second run: %v, %v", e, err)
 	}
+}
+
+// MigrationsBefore is how many migration files of fsys sort before name:
+// the n of FirstMigrations that opens a schema as it was before name.
+func MigrationsBefore(fsys fs.FS, name string) (int, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range entries {
+		if e.Name() < name {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// UpgradeFillsTerms is the test of the terms migration both adapters
+// run: records stored before the terms table (in two accounts, of two
+// kinds, more than a chunk of them) are found by a search, and by their
+// missing languages, once a store of this version opened the database;
+// opening it again changes nothing. old opens the database with the SQL
+// migrations before the terms table; current opens it as a program
+// would.
+func UpgradeFillsTerms(t *testing.T, old, current func() cms.Store) {
+	t.Helper()
+	ctx := t.Context()
+	s := old()
+	en, _ := cms.NewLanguages("en", "en", "it")
+	de, _ := cms.NewLanguages("de", "de")
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(s.CreateAccount(ctx, cms.Account{ID: "acme", Langs: en}))
+	must(s.CreateAccount(ctx, cms.Account{ID: "other", Langs: de}))
+	const n = 1200
+	var entries []*cms.Entry
+	for i := range n {
+		title := cms.Langs[string]{"en": fmt.Sprintf("Città %d", i)}
+		if i%100 == 0 {
+			title["it"] = "Lago"
+		}
+		entries = append(entries, &cms.Entry{Account: "acme", Updated: time.Now(), New: true,
+			Record: &cms.Resource{ID: fmt.Sprintf("r%05d", i), Published: cms.Some(true), Title: title}})
+	}
+	must(s.PutRecords(ctx, entries))
+	must(s.PutRecord(ctx, &cms.Entry{Account: "acme", Updated: time.Now(), New: true,
+		Record: &cms.Map{ID: "map-citta", Title: cms.Langs[string]{"en": "Città"}}}))
+	must(s.PutRecord(ctx, &cms.Entry{Account: "other", Updated: time.Now(), New: true,
+		Record: &cms.Resource{ID: "r00001", Title: cms.Langs[string]{"en": "Città"}}}))
+	must(s.Close())
+
+	count := func(s cms.Store, account string, kind cms.Kind, terms ...cms.TermRange) int {
+		t.Helper()
+		got := 0
+		for _, err := range s.ListRecords(ctx, cms.ListParams{Account: account, Kind: kind, Published: cms.PublishedAny, Terms: terms}) {
+			must(err)
+			got++
+		}
+		return got
+	}
+	for range 2 { // the second open finds the migration applied
+		s = current()
+		citta, _ := cms.SearchTerms("citta")
+		lago, _ := cms.SearchTerms("LAGO")
+		for _, c := range []struct {
+			what    string
+			account string
+			kind    cms.Kind
+			terms   []cms.TermRange
+			want    int
+		}{
+			{"citta", "acme", cms.KindResource, citta, n},
+			{"r0119", "acme", cms.KindResource, mustSearch(t, "r0119"), 10},
+			{"citta 1199", "acme", cms.KindResource, mustSearch(t, "citta 1199"), 1},
+			{"lago", "acme", cms.KindResource, lago, n / 100},
+			{"citta, Maps", "acme", cms.KindMap, citta, 1},
+			{"citta, the other account", "other", cms.KindResource, citta, 1},
+			{"no title in it", "acme", cms.KindResource, []cms.TermRange{cms.MissingTerm("it")}, n - n/100},
+			{"no title in en", "acme", cms.KindResource, []cms.TermRange{cms.MissingTerm("en")}, 0},
+			{"no title in de, the other account", "other", cms.KindResource, []cms.TermRange{cms.MissingTerm("de")}, 1},
+		} {
+			if got := count(s, c.account, c.kind, c.terms...); got != c.want {
+				t.Errorf("%s: %d records, want %d", c.what, got, c.want)
+			}
+		}
+		must(s.Close())
+	}
+}
+
+func mustSearch(t *testing.T, q string) []cms.TermRange {
+	t.Helper()
+	terms, err := cms.SearchTerms(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return terms
 }
