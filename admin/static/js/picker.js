@@ -211,6 +211,10 @@ function enhance(idlist) {
         break;
     }
   });
+  // A browser submits a form on Enter's keypress: never from this box.
+  input.addEventListener("keypress", (ev) => {
+    if (ev.key === "Enter") ev.preventDefault();
+  });
   input.addEventListener("blur", close);
 }
 
