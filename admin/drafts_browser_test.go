@@ -293,10 +293,28 @@ func TestBrowserLeaveGuard(t *testing.T) {
 	}
 	leave(0, "after a save")
 
-	// An item added by the server's button: changes not saved yet.
+	// An item added by the server's button after a change: the page
+	// holds both, not saved yet, and offers no draft.
 	openForm(t, e, tab, "/landing/l-1/edit")
+	if err := chromedp.Do(tab, typeAtEnd(`#f-title`, " page")); err != nil {
+		t.Fatal(err)
+	}
 	submit(t, tab, `fieldset.items[data-path=landingBlocks] > button[value^="add:"]`)
+	if got := js[string](t, tab, `document.querySelectorAll(".draft-offer").length + "|" + document.getElementById("f-title").value + "|" +
+		document.querySelectorAll("fieldset.items[data-path=landingBlocks] > fieldset.item").length`); got != "0|Landing page|1" {
+		t.Errorf("after adding a block: %s", got)
+	}
 	leave(1, "an item added")
+	// Opened again, the draft offered holds the block too.
+	openForm(t, e, tab, "/landing/l-1/edit")
+	submit(t, tab, `.draft-offer .draft-restore`)
+	if got := js[string](t, tab, `document.querySelectorAll(".draft-offer").length + "|" + document.getElementById("f-title").value + "|" +
+		document.querySelectorAll("fieldset.items[data-path=landingBlocks] > fieldset.item").length`); got != "0|Landing page|1" {
+		t.Errorf("the draft restored: %s", got)
+	}
+	if got := e.stored(cms.KindLanding, "l-1")["title"]; got != "Landing" {
+		t.Errorf("stored title %v", got)
+	}
 
 	// Sign out with a draft: asked, then the draft is gone.
 	openForm(t, e, tab, path)

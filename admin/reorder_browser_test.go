@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/bwcms/cms/admin/internal/browsertest"
 	"github.com/bwcms/cms/cms"
@@ -89,6 +90,8 @@ func TestBrowserReorderItems(t *testing.T) {
 		t.Errorf("buttons after the drag: %v", actions)
 	}
 	browsertest.Screenshot(t, tab, "dragged")
+	// The move is kept in the draft.
+	waitDraft(t, tab, "landing:l-1", `["landingBlocks[0].title","Three"]`)
 	save(t, tab)
 	titles, after := blockTitles(t, e, "l-1")
 	if strings.Join(titles, " ") != "Three/Drei One/Eins Two/Zwei" {
@@ -101,7 +104,7 @@ func TestBrowserReorderItems(t *testing.T) {
 		t.Errorf("block One's ids %v", ids)
 	}
 
-	// By keyboard: Move down on block 1, twice.
+	// By keyboard: Move down on block 1, twice; its editor still edits.
 	err = chromedp.Do(tab,
 		chromedp.Focus(chromedp.CSS(`#f-landingBlocks-0 > .row-actions button[value^="down:"]`)),
 		chromedp.KeyEvent("\r"),
@@ -120,13 +123,25 @@ func TestBrowserReorderItems(t *testing.T) {
 	if focus != "up:landingBlocks[2]" {
 		t.Errorf("focus after moving to the end: %q, want the Move up of the last", focus)
 	}
+	err = chromedp.Do(tab,
+		chromedp.Click(chromedp.CSS(`#f-landingBlocks-2-htmlContent`)),
+		chromedp.KeyEvent(kb.End),
+		chromedp.KeyEvent(" moved"),
+		chromedp.Poll[chromedp.Void](`document.querySelector('input[type=hidden][name="landingBlocks[2].htmlContent"]').value.includes("moved")`),
+	)
+	if err != nil {
+		t.Fatalf("typing in the moved block's editor: %v", err)
+	}
 	if u := js[string](t, tab, `location.pathname`); u != "/admin/landing/l-1/edit" {
 		t.Errorf("the move buttons left the page: %s", u)
 	}
 	save(t, tab)
-	titles, _ = blockTitles(t, e, "l-1")
+	titles, html = blockTitles(t, e, "l-1")
 	if strings.Join(titles, " ") != "One/Eins Two/Zwei Three/Drei" {
 		t.Errorf("stored after the keyboard moves: %v", titles)
+	}
+	if !strings.Contains(html[2], "moved") || !strings.Contains(html[2], "three") {
+		t.Errorf("the moved block's HTML after typing: %q", html[2])
 	}
 	browsertest.RequireNoErrors(t, tab)
 }

@@ -96,10 +96,20 @@ if (form && canSave && form.dataset.user) {
 
   const dirty = () => unsavedPage || comparable(serialize()) !== initial;
 
+  const write = (draft) => {
+    try {
+      localStorage.setItem(key, JSON.stringify(draft));
+    } catch {
+      // Full or refused storage: the leave-page guard still protects the work.
+    }
+  };
+
   // persist keeps the form's values, or forgets the draft when they are
   // those the page opened with. A draft on offer is kept until the editor
-  // answers.
-  const persist = () => {
+  // answers. submitted marks the values a submit sends: the page the
+  // server answers with, when it holds changes (data-unsaved), takes
+  // their place rather than offering them.
+  const persist = (submitted = false) => {
     clearTimeout(timer);
     timer = 0;
     if (offer) return;
@@ -108,11 +118,7 @@ if (form && canSave && form.dataset.user) {
       remove(key);
       return;
     }
-    try {
-      localStorage.setItem(key, JSON.stringify({ v: 1, etag: form.dataset.etag || "", at: new Date().toISOString(), entries }));
-    } catch {
-      // Full or refused storage: the leave-page guard still protects the work.
-    }
+    write({ v: 1, etag: form.dataset.etag || "", at: new Date().toISOString(), entries, submitted });
   };
   const schedule = () => {
     clearTimeout(timer);
@@ -124,6 +130,7 @@ if (form && canSave && form.dataset.user) {
       b.disabled = true;
     });
     leaving = true;
+    write({ ...draft, submitted: true });
     const f = el("form", { method: "post", action: form.action, class: "draft-restore-form" });
     f.hidden = true;
     for (const [name, value] of draft.entries) {
@@ -171,7 +178,10 @@ if (form && canSave && form.dataset.user) {
   };
 
   const draft = read(key);
-  if (draft && comparable(draft.entries) !== initial) {
+  if (draft && draft.submitted && unsavedPage) {
+    // The answer to this form's own submit (a button's change, a refused
+    // save, a restore): the page holds the draft's values and more.
+  } else if (draft && comparable(draft.entries) !== initial) {
     offer = showOffer(draft);
   } else if (draft && !unsavedPage) {
     remove(key);
@@ -181,7 +191,7 @@ if (form && canSave && form.dataset.user) {
   for (const type of ["input", "change", "trix-change", "admin:changed"]) form.addEventListener(type, schedule);
   form.addEventListener("submit", () => {
     leaving = true;
-    persist();
+    persist(true);
   });
   window.addEventListener("pagehide", () => {
     if (timer) persist();
