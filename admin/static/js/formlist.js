@@ -84,7 +84,7 @@ export function items(list) {
   return [...list.children].filter((el) => el.matches("fieldset.item"));
 }
 
-// itemNoun is the word of an item's legend ("Block" of "Block 2").
+// legendText is the element holding an item's legend text ("Block 2").
 function legendText(item) {
   return item.querySelector(":scope > legend .legend-text") || item.querySelector(":scope > legend");
 }
