@@ -82,6 +82,7 @@ type formCtx struct {
 	shown []string
 	etag  string
 	base  string
+	saved string // the outcome of the save that led to this page
 }
 
 // stored is a record as the form reads it.
@@ -231,7 +232,7 @@ func (h *editor) editPage(w http.ResponseWriter, r *http.Request) {
 	fc.base = baseOf(fc.st.fields, fc.storedValue)
 	var notices []notice
 	if !fc.isNew {
-		notices = h.takeFlash(w, r, fc.kind, fc.id)
+		notices, fc.saved = h.takeFlash(w, r, fc.kind, fc.id)
 	}
 	h.showForm(w, r, http.StatusOK, fc, notices, nil)
 }
@@ -286,6 +287,11 @@ func (h *editor) editPost(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case action == "" || action == "save":
 		h.save(w, r, fc)
+	case action == "restore":
+		// The drafts script posts a draft kept in the browser: the form
+		// shows it, with the version it was made from, and saves nothing.
+		h.showForm(w, r, http.StatusOK, fc, []notice{{Kind: "ok",
+			Text: "Your unsaved changes are back in the form. Nothing is saved until you save."}}, nil)
 	case action == "langs" || strings.HasPrefix(action, "show:"):
 		var notices []notice
 		if _, more := pickLangs(fc.ks.langs, form[ctlLangs]); more && action == "langs" {
@@ -418,7 +424,8 @@ func (h *editor) showForm(w http.ResponseWriter, r *http.Request, status int, fc
 	}
 	v := &formView{Kind: fc.kind, ID: fc.id, New: fc.isNew, ETag: fc.etag, Base: fc.base, User: fc.s.P.User,
 		CanWrite: fc.canWrite(), CanClone: !fc.isNew && fc.canWrite(), CanDel: !fc.isNew && fc.s.P.Can(fc.kind, cms.ActionDelete),
-		Default: fc.ks.langs.Default, Shown: fc.shown, ListURL: h.url("/" + string(fc.kind) + "/"), Notices: notices}
+		Default: fc.ks.langs.Default, Shown: fc.shown, ListURL: h.url("/" + string(fc.kind) + "/"), Notices: notices,
+		Saved: fc.saved, Unsaved: r.Method == http.MethodPost && fc.unsaved()}
 	if fc.isNew {
 		v.Action = h.url("/" + string(fc.kind) + "/new")
 		v.Heading = "New " + kindLabels[fc.kind].one

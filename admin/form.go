@@ -38,6 +38,9 @@ package admin
 //     Single references (mapId, trackResourceId) are a text input with
 //     class "ref" and data-kind.
 //   - HTML fields: <textarea data-html>.
+//   - data-saved="created|updated|skipped" on the form right after a
+//     save; data-unsaved when a posted form's values differ from those
+//     opened (formdirty.go).
 //   - Lists of plain strings (multimedia, categories): a <textarea
 //     data-lines>, one item per line.
 //   - Buttons are <button type="submit" name="_action" value="...">:
@@ -100,6 +103,14 @@ type formView struct {
 	Fields  []string
 	Summary []summaryItem
 	Notices []notice
+	// Saved is the outcome of the save that led to this page ("created",
+	// "updated", "skipped"; "" otherwise): the drafts script removes the
+	// draft it kept (data-saved).
+	Saved string
+	// Unsaved marks a page rendered from a posted form whose values differ
+	// from those opened (an action's result, a refused save, a restored
+	// draft): the page holds changes not saved yet (data-unsaved).
+	Unsaved bool
 	// Delete, when set, is shown instead of the form: the delete
 	// confirmation or its refusal.
 	Delete *deleteView

@@ -53,17 +53,18 @@ func (h *Handler) setFlash(w http.ResponseWriter, r *http.Request, f flash) {
 	}
 }
 
-// takeFlash reads and clears the flash of record kind id as notices.
-func (h *Handler) takeFlash(w http.ResponseWriter, r *http.Request, kind cms.Kind, id string) []notice {
+// takeFlash reads and clears the flash of record kind id as notices,
+// with the outcome of the save it reports ("" when it reports none).
+func (h *Handler) takeFlash(w http.ResponseWriter, r *http.Request, kind cms.Kind, id string) ([]notice, string) {
 	v := h.cookie(r, flashCookie)
 	if v == "" {
-		return nil
+		return nil, ""
 	}
 	h.setCookie(w, r, flashCookie, "", 0)
 	b, err := base64.RawURLEncoding.DecodeString(v)
 	var f flash
 	if err != nil || json.Unmarshal(b, &f) != nil || f.Kind != kind || f.ID != id {
-		return nil
+		return nil, ""
 	}
 	var out []notice
 	switch f.Saved {
@@ -88,5 +89,5 @@ func (h *Handler) takeFlash(w http.ResponseWriter, r *http.Request, kind cms.Kin
 		}
 		out = append(out, n)
 	}
-	return out
+	return out, f.Saved
 }
