@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -97,11 +98,50 @@ func (x *e2eTab) click(sel string) int64 {
 	return x.load("pressing "+sel, chromedp.Click(chromedp.CSS(sel)))
 }
 
+// tap clicks sel, a control that loads no page (a box, a radio).
+func (x *e2eTab) tap(sel string) {
+	x.t.Helper()
+	if err := chromedp.Do(x.ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
+		x.t.Fatalf("click %s: %v", sel, err)
+	}
+}
+
+// poll waits until the script is true in the page, for what the page does
+// without loading another (a focus moved).
+func (x *e2eTab) poll(script string) error {
+	return chromedp.Do(x.ctx, chromedp.Poll[chromedp.Void](script, chromedp.WithPollingTimeout(e2eWait)))
+}
+
 // enter presses Enter where the focus is and returns the status of the
 // page it loads.
 func (x *e2eTab) enter(what string) int64 {
 	x.t.Helper()
-	return x.load(what, chromedp.KeyEvent("\r"))
+	return x.load(what, e2eEnter)
+}
+
+// e2eEnter presses Enter as a keyboard does: one key-down event with its
+// text, then the key-up. (chromedp.KeyEvent sends the character as an
+// event of its own, which the page receives even when the key-down
+// already acted: Enter on a link to a field would also submit the form
+// the field moved the focus to.)
+var e2eEnter = chromedp.Func(func(ctx context.Context, tgt *chromedp.Target) error {
+	down := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: "Enter", Code: "Enter",
+		Text: "\r", UnmodifiedText: "\r", WindowsVirtualKeyCode: 13, NativeVirtualKeyCode: 13}
+	if _, err := cdp.Call(ctx, tgt, input.DispatchKeyEvent, down); err != nil {
+		return err
+	}
+	up := down
+	up.Type, up.Text, up.UnmodifiedText = input.DispatchKeyEventTypeKeyUp, "", ""
+	_, err := cdp.Call(ctx, tgt, input.DispatchKeyEvent, up)
+	return err
+})
+
+// pressEnter presses Enter where the focus is, for what loads no page.
+func (x *e2eTab) pressEnter() {
+	x.t.Helper()
+	if err := chromedp.Do(x.ctx, e2eEnter); err != nil {
+		x.t.Fatalf("Enter: %v", err)
+	}
 }
 
 // e2eEval runs a script in the tab's page and returns its value.
