@@ -32,7 +32,7 @@ func TestE2EDeleteRefusedByAReference(t *testing.T) {
 	if got := x.text("main h1"); got != "Resource ridge cannot be deleted" {
 		t.Errorf("heading %q", got)
 	}
-	if got := x.text(".error-summary"); !strings.Contains(got, "Map tour in trackResourceId") {
+	if got := x.text(".error-summary"); !strings.Contains(got, "Map Tour of the lakes (tour) names it in trackResourceId") {
 		t.Errorf("the refusal says %q, want it to name Map tour", got)
 	}
 	if x.count(`.error-summary a[href="/admin/map/tour/edit"]`) != 1 {
@@ -60,7 +60,7 @@ func TestE2EDeleteRefusedByAReference(t *testing.T) {
 	if got := x.click(`button[name="_action"][value="delete-confirm"]`); got != 409 {
 		t.Fatalf("the confirmed delete: status %d, want 409; the page says %q", got, x.mainText())
 	}
-	if got := x.text(".error-summary"); !strings.Contains(got, "Map shore in trackResourceId") {
+	if got := x.text(".error-summary"); !strings.Contains(got, "Map Shore (shore) names it in trackResourceId") {
 		t.Errorf("the 409 says %q, want it to name Map shore", got)
 	}
 	x.audit(409)

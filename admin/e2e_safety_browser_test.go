@@ -84,8 +84,8 @@ func TestE2ERecordTextIsOnlyText(t *testing.T) {
 	x.open(editPath(cms.KindResource, "evil"), 200)
 	x.click(`.form-bar button[name="_action"][value="delete"]`)
 	x.nothingRan("the delete refusal")
-	if !strings.Contains(x.text(".error-summary"), "Map evil-map") {
-		t.Errorf("the refusal says %q", x.text(".error-summary"))
+	if got := x.text(`.error-summary a[href$="/map/evil-map/edit"]`); got != e2eEvil+" (evil-map)" {
+		t.Errorf("the refusal names the Map as %q", got)
 	}
 	x.clean()
 

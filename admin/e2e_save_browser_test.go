@@ -67,7 +67,7 @@ func TestE2EProblemsOnTheirFields(t *testing.T) {
 	if got := x.value(e2eCtl("title")); got != "Lake Garda" {
 		t.Errorf("the English title holds %q, want what was typed", got)
 	}
-	x.shot("problems", 900)
+	x.shot("problems", 1050)
 	x.audit(409)
 
 	// The summary's link, by keyboard: the focus moves to the field.
