@@ -21,7 +21,8 @@ import (
 func TestE2EEveryPageAccessible(t *testing.T) {
 	e := newEnv(t, envOptions{prefix: "/admin"})
 	seedFull(e)
-	e.put(cms.KindResource, `{"id":"r-2","title":"Listed"}`, `{"id":"r-3","title":"Lists it","poiResourceIds":["r-2"]}`)
+	e.put(cms.KindResource, `{"id":"r-2","title":"Old harbour","title_it":"Porto vecchio"}`,
+		`{"id":"r-3","title":"Harbour walk","title_it":"Passeggiata del porto","poiResourceIds":["r-2"]}`)
 	b := browsertest.New(t)
 	x := e2eNewTab(t, e, b)
 	x.open("/login", 200)

@@ -15,13 +15,14 @@ const e2eEvil = `<img src=x onerror="window.__ran=1">`
 
 // TestE2ERecordTextIsOnlyText: titles made of markup are shown as text
 // on the overview, the list, the form (its own fields and the titles of
-// the ids it lists), the conflict view, the delete refusal and the bulk
-// delete's confirmation and report: no element is made of them, nothing
+// the ids it lists), the conflict view, a delete's confirmation and
+// refusal, and the bulk delete's confirmation and report: no element is made of them, nothing
 // runs, and the Content-Security-Policy is never hit.
 func TestE2ERecordTextIsOnlyText(t *testing.T) {
 	e := newEnv(t, envOptions{prefix: "/admin"})
 	evil := mustJSON(e2eEvil)
-	e.put(cms.KindResource, `{"id":"evil","title":`+evil+`,"title_it":`+evil+`,"shortDescription":`+evil+`}`,
+	e.put(cms.KindResource, `{"id":"victim","title":"Victim"}`,
+		`{"id":"evil","title":`+evil+`,"title_it":`+evil+`,"shortDescription":`+evil+`,"poiResourceIds":["victim"]}`,
 		`{"id":"plain","title":"Plain","poiResourceIds":["evil"]}`)
 	e.put(cms.KindMap, `{"id":"evil-map","title":`+evil+`,"trackResourceId":"evil"}`)
 	b := browsertest.New(t)
@@ -78,6 +79,15 @@ func TestE2ERecordTextIsOnlyText(t *testing.T) {
 		t.Errorf("the conflict view shows mine as %q", got)
 	}
 	y.clean(409)
+	x.clean()
+
+	// Deleting a Resource it lists: the confirmation names it.
+	x.open(editPath(cms.KindResource, "victim"), 200)
+	x.click(`.form-bar button[name="_action"][value="delete"]`)
+	x.nothingRan("the delete confirmation")
+	if got := x.text(`ul.referrers a[href$="/resource/evil/edit"]`); got != e2eEvil+" (evil)" {
+		t.Errorf("the confirmation names the Resource as %q", got)
+	}
 	x.clean()
 
 	// Deleting it: refused by the Map, whose title is markup too.
