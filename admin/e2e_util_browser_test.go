@@ -214,8 +214,8 @@ func (x *e2eTab) key(keys string, opts ...chromedp.KeyOption) {
 }
 
 // tabTo presses Tab until the focus is on sel, as an editor moves by
-// keyboard, and checks that the control shows its focus; it fails when
-// sel is not reached within limit presses.
+// keyboard, checking that every control it passes shows its focus; it
+// fails when sel is not reached within limit presses.
 func (x *e2eTab) tabTo(sel string, limit int) {
 	x.t.Helper()
 	is := `!!document.activeElement && document.activeElement.matches(` + e2eJS(sel) + `)`
@@ -224,8 +224,8 @@ func (x *e2eTab) tabTo(sel string, limit int) {
 			x.t.Fatalf("%s is not reached by %d presses of Tab (the focus is on %s)", sel, limit, x.focused())
 		}
 		x.key("\t")
+		x.visibleFocus()
 	}
-	x.visibleFocus()
 }
 
 // visibleFocus fails the test unless the focused element matches
@@ -233,7 +233,7 @@ func (x *e2eTab) tabTo(sel string, limit int) {
 func (x *e2eTab) visibleFocus() {
 	x.t.Helper()
 	got := e2eEval[string](x, `(() => { const a = document.activeElement;
-		if (!a || a === document.body) return "nothing is focused";
+		if (!a || a === document.body) return "ok"; // Tab left the page's last control
 		if (!a.matches(":focus-visible")) return "it does not match :focus-visible";
 		const s = getComputedStyle(a);
 		if (s.outlineStyle === "none" || parseFloat(s.outlineWidth) === 0) return "its outline is " + s.outlineStyle + " " + s.outlineWidth;
