@@ -29,6 +29,7 @@ type deleteView struct {
 type referrer struct {
 	Kind  cms.Kind
 	ID    string
+	Label string // its title and id, as the bulk delete's report names it
 	Field string
 	URL   string
 }
@@ -52,8 +53,16 @@ func (h *editor) referrers(r *http.Request, fc *formCtx) (blockers, lists []refe
 	if err != nil {
 		return nil, nil, err
 	}
+	byKind := map[cms.Kind][]string{}
 	for _, ref := range refs {
-		one := referrer{Kind: ref.FromKind, ID: ref.FromID, Field: ref.Field}
+		byKind[ref.FromKind] = append(byKind[ref.FromKind], ref.FromID)
+	}
+	titles := map[cms.Kind]map[string]string{}
+	for kind, ids := range byKind {
+		titles[kind] = h.titlesOf(r.Context(), fc.s, kind, selectedIDs(ids))
+	}
+	for _, ref := range refs {
+		one := referrer{Kind: ref.FromKind, ID: ref.FromID, Label: recordLabel(ref.FromID, titles[ref.FromKind][ref.FromID]), Field: ref.Field}
 		if fc.s.P.Can(ref.FromKind, cms.ActionRead) {
 			one.URL = h.editURL(ref.FromKind, ref.FromID)
 		}

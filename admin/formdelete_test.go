@@ -23,7 +23,7 @@ func TestDeleteAsksFirst(t *testing.T) {
 	if e.stored(cms.KindResource, "r-0") == nil {
 		t.Fatal("deleted before the confirmation")
 	}
-	if got := text(doc.Find("ul.referrers")); !strings.Contains(got, "Resource r-1 (poiResourceIds)") {
+	if got := text(doc.Find("ul.referrers")); !strings.Contains(got, "Resource Keeper (r-1) lists it in poiResourceIds") {
 		t.Errorf("the confirmation lists %q", got)
 	}
 	if doc.Find(`ul.referrers a[href="/admin/resource/r-1/edit"]`).Length() != 1 {
