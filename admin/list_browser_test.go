@@ -37,10 +37,9 @@ func TestBrowserListSearch(t *testing.T) {
 		t.Fatalf("record markup ran or rendered: %v %v", ran, err)
 	}
 
-	err = chromedp.Do(tab,
-		chromedp.SendKeys(chromedp.CSS(`#f-q`), "citta\r"),
-		chromedp.WaitVisible(chromedp.CSS(`table`)),
-	)
+	// RunResponse waits for the search's answer: the list shown before
+	// it has a table too.
+	_, err = chromedp.RunResponse(tab, chromedp.SendKeys(chromedp.CSS(`#f-q`), "citta\r"))
 	if err != nil {
 		t.Fatal(err)
 	}
