@@ -445,3 +445,37 @@ func TestLargeForms(t *testing.T) {
 		t.Errorf("stored title %v", got)
 	}
 }
+
+// TestIntegerFieldsTakeNoSeparators: "1,000" or "1.000" in a field of
+// whole numbers is a thousand to some editors and one to others: it is
+// refused on its field, never stored as 1. Decimal commas stay accepted
+// in fields of decimals.
+func TestIntegerFieldsTakeNoSeparators(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{prefix: "/admin"})
+	e.put(cms.KindResource, `{"id":"r-1","title":"Track","resourceType":"TRACK","trackTravelDistance":500}`)
+	c := e.signIn("editor")
+	path := editPath(cms.KindResource, "r-1")
+	for _, typed := range []string{"1,000", "1.000", "12,5"} {
+		before := e.storedJSON(cms.KindResource, "r-1")
+		doc := e.page(e.press(c, e.open(c, path), path, "save", func(v url.Values) { v.Set("trackTravelDistance", typed) }), http.StatusConflict)
+		if got := text(doc.Find("#f-trackTravelDistance-error")); !strings.Contains(got, "integer") {
+			t.Errorf("%q: the field says %q", typed, got)
+		}
+		if got := valueOf(doc, "trackTravelDistance"); got != typed {
+			t.Errorf("%q: the field holds %q", typed, got)
+		}
+		sameJSON(t, typed, e.storedJSON(cms.KindResource, "r-1"), before)
+	}
+	// Written plainly, or as 1e3, it is saved.
+	for typed, want := range map[string]float64{"1000": 1000, "2e3": 2000} {
+		e.follow(c, e.press(c, e.open(c, path), path, "save", func(v url.Values) { v.Set("trackTravelDistance", typed) }), path)
+		if got := e.stored(cms.KindResource, "r-1")["trackTravelDistance"]; got != want {
+			t.Errorf("%q: stored %v", typed, got)
+		}
+	}
+	e.follow(c, e.press(c, e.open(c, path), path, "save", func(v url.Values) { v.Set("locationLat", "45,07"); v.Set("locationLon", "9,5") }), path)
+	if got := e.stored(cms.KindResource, "r-1"); got["locationLat"] != 45.07 || got["locationLon"] != 9.5 {
+		t.Errorf("decimal commas: stored %v, %v", got["locationLat"], got["locationLon"])
+	}
+}
