@@ -233,6 +233,9 @@ func (h *editor) editPage(w http.ResponseWriter, r *http.Request) {
 	if !fc.isNew {
 		notices = h.takeFlash(w, r, fc.kind, fc.id)
 	}
+	for _, p := range overfull(fc.ks, fc.st) {
+		notices = append(notices, notice{Kind: "warn", Text: problemLabel(fc.ks, p.Field) + " " + p.Text + "."})
+	}
 	h.showForm(w, r, http.StatusOK, fc, notices, nil)
 }
 
@@ -362,6 +365,10 @@ func (h *editor) save(w http.ResponseWriter, r *http.Request, fc *formCtx) {
 				return
 			}
 		}
+	}
+	if probs := overfull(fc.ks, fc.st); len(probs) > 0 {
+		h.showForm(w, r, http.StatusConflict, fc, nil, probs)
+		return
 	}
 	sent := body(fc.ks, fc.st, id, fc.isNew)
 	if fc.rec != nil {
