@@ -259,7 +259,8 @@ func (h *editor) editPost(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	form := r.PostForm
+	form := renameLangs(fc.ks, r.PostForm)
+	r.PostForm, r.Form = form, form
 	action := form.Get(ctlAction)
 	fc.shown = h.postedLangs(w, r, fc.ks.langs, form, action)
 	if form.Has(ctlETag) || fc.canWrite() {

@@ -23,6 +23,7 @@ const (
 	ctlCount  = "_count." // + item list: how many items it has
 	ctlTake   = "_take."  // + property: "mine" or "theirs" in a conflict
 	ctlClash  = "_clash"  // the properties a conflict asks about
+	ctlLang   = "_lang"   // the default language the bare names addressed
 )
 
 // formState is what a form holds: the values of its controls by name,
