@@ -295,3 +295,28 @@ func TestSignOutAfterAPauseForgetsTheUsersDrafts(t *testing.T) {
 		t.Errorf("after sign-out: status %d", res.StatusCode)
 	}
 }
+
+// TestTwoTabsRefreshingTogetherStaySignedIn: two tabs share the cookies;
+// when the access token has expired both refresh with the same refresh
+// token at once. The second is a replay inside the service's grace: it
+// gets a sibling token, and neither tab is signed out, then or after.
+func TestTwoTabsRefreshingTogetherStaySignedIn(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{prefix: "/admin"})
+	tab1 := e.signIn("editor")
+	e.clock.Advance(transport.AccessTokenLifetime + time.Second)
+	u, _ := url.Parse(e.url("/"))
+	tab2 := e.browser() // the same cookies, sent before tab 1's answer came
+	tab2.Jar.SetCookies(u, tab1.Jar.Cookies(u))
+	e.page(e.get(tab1, "/"), http.StatusOK)
+	res := e.get(tab2, "/")
+	e.page(res, http.StatusOK)
+	if cookieOf(res, refreshCookie) == nil {
+		t.Fatal("the replay got no refresh token")
+	}
+	// The browser keeps the last cookies it was given (tab 2's): the
+	// session goes on with them, and with the next refresh.
+	e.page(e.get(tab2, "/resource/"), http.StatusOK)
+	e.clock.Advance(transport.AccessTokenLifetime + time.Second)
+	e.page(e.get(tab2, "/"), http.StatusOK)
+}
