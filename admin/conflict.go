@@ -124,6 +124,7 @@ type conflictView struct {
 	ETag    string
 	Base    string
 	User    string
+	Default string // the language of the bare names
 	Shown   []string
 	Fields  []string
 	Hidden  []hiddenValue
@@ -161,7 +162,7 @@ func (h *editor) conflict(w http.ResponseWriter, r *http.Request, fc *formCtx, s
 	}
 	base := readBase(fc.base)
 	v := &conflictView{Kind: fc.kind, ID: fc.id, Heading: kindLabels[fc.kind].one + " " + fc.id + " was changed by someone else",
-		Action: h.editURL(fc.kind, fc.id), ETag: now.etag, User: fc.s.P.User, Shown: fc.shown, Fields: fc.st.fields,
+		Action: h.editURL(fc.kind, fc.id), ETag: now.etag, User: fc.s.P.User, Default: fc.ks.langs.Default, Shown: fc.shown, Fields: fc.st.fields,
 		Missing: missing != "", EditURL: h.editURL(fc.kind, fc.id)}
 	// What the editor opened stays the base: a choice still to make is
 	// judged against it on the next showing too.

@@ -176,3 +176,79 @@ func TestLanguageAddedWhileEditing(t *testing.T) {
 		t.Errorf("stored %v, %v", got["title"], got["urlAlias_fr"])
 	}
 }
+
+// TestDefaultLanguageChangedWhileEditing: the bare field names address
+// the default language, so a form opened before the default changed
+// (en to it) posts "title" meaning English. The form says which language
+// its bare names meant, and its values reach their own languages: the
+// English text never lands in the Italian title, the Italian change is
+// not dropped, and the editor sees both before saving again.
+func TestDefaultLanguageChangedWhileEditing(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{prefix: "/admin"})
+	e.put(cms.KindResource, `{"id":"r-1","title":"Lake","title_it":"Lago","title_de":"See"}`)
+	e.put(cms.KindLanding, `{"id":"l-1","title":"Landing","landingBlocks":[{"title":"Block","title_it":"Blocco"}]}`)
+	c := e.signIn("admin")
+	path := editPath(cms.KindResource, "r-1")
+	doc := e.open(c, path)
+	newDoc := e.open(c, "/resource/new")
+	landingPath := editPath(cms.KindLanding, "l-1")
+	landingDoc := e.open(c, landingPath)
+	if err := e.svc.SetDefaultLanguage(t.Context(), "acme", "it"); err != nil {
+		t.Fatal(err)
+	}
+	before := e.storedJSON(cms.KindResource, "r-1")
+	res := e.press(c, doc, path, "save", func(v url.Values) { v.Set("title", "Lake, edited"); v.Set("title_it", "Lago, modificato") })
+	if res.StatusCode == http.StatusSeeOther {
+		t.Fatalf("saved at once: stored %v", e.stored(cms.KindResource, "r-1"))
+	}
+	doc = e.page(res, http.StatusConflict)
+	sameJSON(t, "r-1", e.storedJSON(cms.KindResource, "r-1"), before)
+	// The bare name is Italian now: the form shows each text in its own
+	// language.
+	if got, want := valueOf(doc, "title"), "Lago, modificato"; got != want {
+		t.Errorf("title (it, the default now) holds %q, want %q", got, want)
+	}
+	if got, want := valueOf(doc, "title_en"), "Lake, edited"; got != want {
+		t.Errorf("title_en holds %q, want %q", got, want)
+	}
+	e.follow(c, e.press(c, doc, path, "save", nil), path)
+	got := e.stored(cms.KindResource, "r-1")
+	for k, want := range map[string]any{"title": "Lago, modificato", "title_en": "Lake, edited", "title_de": "See"} {
+		if got[k] != want {
+			t.Errorf("stored %s %v, want %v", k, got[k], want)
+		}
+	}
+
+	// A new record's form: its texts reach their languages too.
+	res = e.press(c, newDoc, "/resource/new", "save", func(v url.Values) {
+		v.Set("id", "r-2")
+		v.Set("title", "Hello")
+		v.Set("title_it", "Ciao")
+	})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("new record: status %d", res.StatusCode)
+	}
+	if got := e.stored(cms.KindResource, "r-2"); got["title"] != "Ciao" || got["title_en"] != "Hello" {
+		t.Errorf("new record stored title %v, title_en %v", got["title"], got["title_en"])
+	}
+
+	// Nested items: their names follow too. (The list as opened is known
+	// by a hash of its old names only, so the conflict view asks about it,
+	// showing the editor's values in their languages.)
+	doc = e.page(e.press(c, landingDoc, landingPath, "save", func(v url.Values) {
+		v.Set("landingBlocks[0].title", "Block, edited")
+	}), http.StatusConflict)
+	mine := text(doc.Find(`[data-field="landingBlocks"] [data-side="mine"]`))
+	if !strings.Contains(mine, `"title_en": "Block, edited"`) || !strings.Contains(mine, `"title": "Blocco"`) {
+		t.Errorf("the conflict view shows mine as %s", mine)
+	}
+	vals := formValues(t, doc, "#conflict-form")
+	vals.Set("_take.landingBlocks", "mine")
+	vals.Set("_action", "resolve")
+	e.follow(c, e.post(c, landingPath, vals), landingPath)
+	blocks, _ := e.stored(cms.KindLanding, "l-1")["landingBlocks"].([]any)
+	if b, _ := blocks[0].(map[string]any); b["title"] != "Blocco" || b["title_en"] != "Block, edited" {
+		t.Errorf("stored block %v", blocks)
+	}
+}

@@ -234,6 +234,9 @@ func (h *editor) editPage(w http.ResponseWriter, r *http.Request) {
 	if !fc.isNew {
 		notices, fc.saved = h.takeFlash(w, r, fc.kind, fc.id)
 	}
+	for _, p := range overfull(fc.ks, fc.st) {
+		notices = append(notices, notice{Kind: "warn", Text: problemLabel(fc.ks, p.Field) + " " + p.Text + "."})
+	}
 	h.showForm(w, r, http.StatusOK, fc, notices, nil)
 }
 
@@ -257,7 +260,8 @@ func (h *editor) editPost(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	form := r.PostForm
+	form := renameLangs(fc.ks, r.PostForm)
+	r.PostForm, r.Form = form, form
 	action := form.Get(ctlAction)
 	fc.shown = h.postedLangs(w, r, fc.ks.langs, form, action)
 	if form.Has(ctlETag) || fc.canWrite() {
@@ -369,9 +373,13 @@ func (h *editor) save(w http.ResponseWriter, r *http.Request, fc *formCtx) {
 			}
 		}
 	}
+	if probs := overfull(fc.ks, fc.st); len(probs) > 0 {
+		h.showForm(w, r, http.StatusConflict, fc, nil, probs)
+		return
+	}
 	sent := body(fc.ks, fc.st, id, fc.isNew)
 	if fc.rec != nil {
-		keepStoredBlanks(sent, fc.rec.obj)
+		keepStored(sent, fc.rec.obj)
 	}
 	raw, err := json.Marshal(sent)
 	if err != nil {
@@ -402,15 +410,65 @@ func (h *editor) save(w http.ResponseWriter, r *http.Request, fc *formCtx) {
 	http.Redirect(w, r, h.editURL(fc.kind, res.ID), http.StatusSeeOther)
 }
 
-// keepStoredBlanks sends a stored empty value back as it is stored when
-// the form has it empty too (a form cannot tell null from "" or []), so
-// that opening and saving a record changes nothing.
-func keepStoredBlanks(sent object, obj map[string]any) {
+// keepStored sends a stored value back as it is stored when the form's
+// value is what a form makes of it, so that opening and saving a record
+// changes nothing: a form cannot tell null from "" or []; a browser posts
+// a textarea's line ends as CRLF (the form sends LF) and drops line
+// breaks from a one-line input; list items are read one a line, trimmed.
+// Nested items are compared item by item.
+func keepStored(sent object, obj map[string]any) {
 	for i, m := range sent {
-		if st, ok := obj[m.key]; ok && isBlank(m.val) && isBlank(st) {
-			sent[i].val = st
+		if st, ok := obj[m.key]; ok {
+			sent[i].val = keepValue(m.val, st)
 		}
 	}
+}
+
+func keepValue(mine, stored any) any {
+	if isBlank(mine) && isBlank(stored) {
+		return stored
+	}
+	switch x := mine.(type) {
+	case string:
+		if s, ok := stored.(string); ok && formsText(s, x) {
+			return stored
+		}
+	case []string:
+		list, ok := stored.([]any)
+		if !ok || len(list) != len(x) {
+			return mine
+		}
+		for i, v := range list {
+			if s, ok := v.(string); !ok || strings.TrimSpace(lineEnds.Replace(s)) != x[i] {
+				return mine
+			}
+		}
+		return stored
+	case []any:
+		list, ok := stored.([]any)
+		if !ok || len(list) != len(x) {
+			return mine
+		}
+		for i, item := range x {
+			o, ok := item.(object)
+			m, isMap := list[i].(map[string]any)
+			if ok && isMap {
+				keepStored(o, m)
+			}
+		}
+	}
+	return mine
+}
+
+// lineEnds writes CRLF and CR line ends as LF, as the form reads a
+// textarea.
+var lineEnds = strings.NewReplacer("\r\n", "\n", "\r", "\n")
+
+// formsText reports whether posted is what a form makes of stored text:
+// its line ends as LF (a textarea), or without its line breaks (a one-line
+// input).
+func formsText(stored, posted string) bool {
+	return posted == lineEnds.Replace(stored) || posted == strings.NewReplacer("\r", "", "\n", "").Replace(stored)
 }
 
 // showForm renders the form with notices and the problems of a refused

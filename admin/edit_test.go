@@ -2,6 +2,7 @@ package admin
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -443,5 +444,82 @@ func TestLargeForms(t *testing.T) {
 	e.page(e.post(c, path, big), http.StatusRequestEntityTooLarge)
 	if got := e.stored(cms.KindResource, "r-1")["title"]; got != "Lake" {
 		t.Errorf("stored title %v", got)
+	}
+}
+
+// TestIntegerFieldsTakeNoSeparators: "1,000" or "1.000" in a field of
+// whole numbers is a thousand to some editors and one to others: it is
+// refused on its field, never stored as 1. Decimal commas stay accepted
+// in fields of decimals.
+func TestIntegerFieldsTakeNoSeparators(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{prefix: "/admin"})
+	e.put(cms.KindResource, `{"id":"r-1","title":"Track","resourceType":"TRACK","trackTravelDistance":500}`)
+	c := e.signIn("editor")
+	path := editPath(cms.KindResource, "r-1")
+	for _, typed := range []string{"1,000", "1.000", "12,5"} {
+		before := e.storedJSON(cms.KindResource, "r-1")
+		doc := e.page(e.press(c, e.open(c, path), path, "save", func(v url.Values) { v.Set("trackTravelDistance", typed) }), http.StatusConflict)
+		if got := text(doc.Find("#f-trackTravelDistance-error")); !strings.Contains(got, "integer") {
+			t.Errorf("%q: the field says %q", typed, got)
+		}
+		if got := valueOf(doc, "trackTravelDistance"); got != typed {
+			t.Errorf("%q: the field holds %q", typed, got)
+		}
+		sameJSON(t, typed, e.storedJSON(cms.KindResource, "r-1"), before)
+	}
+	// Written plainly, or as 1e3, it is saved.
+	for typed, want := range map[string]float64{"1000": 1000, "2e3": 2000} {
+		e.follow(c, e.press(c, e.open(c, path), path, "save", func(v url.Values) { v.Set("trackTravelDistance", typed) }), path)
+		if got := e.stored(cms.KindResource, "r-1")["trackTravelDistance"]; got != want {
+			t.Errorf("%q: stored %v", typed, got)
+		}
+	}
+	e.follow(c, e.press(c, e.open(c, path), path, "save", func(v url.Values) { v.Set("locationLat", "45,07"); v.Set("locationLon", "9,5") }), path)
+	if got := e.stored(cms.KindResource, "r-1"); got["locationLat"] != 45.07 || got["locationLon"] != 9.5 {
+		t.Errorf("decimal commas: stored %v, %v", got["locationLat"], got["locationLon"])
+	}
+}
+
+// TestUntouchedSaveKeepsLineEndsAndSpaces: text stored through the API
+// with Windows line ends (CRLF), and list items with spaces around them,
+// come back from a browser as LF and trimmed: a form that changes none of
+// them saves them as stored (a Skip), and a change elsewhere leaves them
+// alone.
+func TestUntouchedSaveKeepsLineEndsAndSpaces(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{prefix: "/admin"})
+	e.put(cms.KindMap, `{"id":"m-1","title":"Lines","shortDescription":"one\r\ntwo\r\n","mapCategories":[" spaced ","plain"],`+
+		`"tourMultiday":[{"dayLabels":["D1"],"shortDescription":"day\r\none"}]}`)
+	e.put(cms.KindLanding, `{"id":"l-1","title":"Lines","landingBlocks":[{"title":"B","shortDescription":"block\r\ntext"}]}`)
+	c := e.signIn("admin")
+	for _, rec := range []struct {
+		kind cms.Kind
+		id   string
+	}{{cms.KindMap, "m-1"}, {cms.KindLanding, "l-1"}} {
+		before := e.storedJSON(rec.kind, rec.id)
+		if !strings.Contains(before, `\r\n`) {
+			t.Fatalf("%s: the fixture lost its CRLF: %s", rec.id, before)
+		}
+		e.clock.Advance(1e9)
+		path := editPath(rec.kind, rec.id)
+		doc := e.follow(c, e.press(c, e.open(c, path), path, "save", nil), path)
+		if got := notices(doc); !strings.Contains(got, "nothing had changed") {
+			t.Errorf("%s: notice %q, want a Skip", rec.id, got)
+		}
+		sameJSON(t, rec.id, e.storedJSON(rec.kind, rec.id), before)
+	}
+	// A change of the title alone keeps the others as stored.
+	path := editPath(cms.KindMap, "m-1")
+	e.follow(c, e.press(c, e.open(c, path), path, "save", func(v url.Values) { v.Set("title", "Lines, edited") }), path)
+	got := e.stored(cms.KindMap, "m-1")
+	if got["title"] != "Lines, edited" || got["shortDescription"] != "one\r\ntwo\r\n" || fmt.Sprint(got["mapCategories"]) != "[ spaced  plain]" {
+		t.Errorf("after a title change: %q %q %v", got["title"], got["shortDescription"], got["mapCategories"])
+	}
+	// A real change of the text is saved as the browser sent it.
+	doc := e.open(c, path)
+	e.follow(c, e.press(c, doc, path, "save", func(v url.Values) { v.Set("shortDescription", "one\r\nthree") }), path)
+	if got := e.stored(cms.KindMap, "m-1")["shortDescription"]; got != "one\nthree" {
+		t.Errorf("changed text stored as %q", got)
 	}
 }

@@ -181,3 +181,37 @@ func TestUnknownButton(t *testing.T) {
 	}
 	sameJSON(t, "r-1", e.storedJSON(cms.KindResource, "r-1"), before)
 }
+
+// TestListOfMoreItemsThanAFormHolds: a record whose nested list holds
+// more items than a form edits (the API allows any number) is never
+// saved cut short: the form warns, and a save is refused on the list
+// with nothing changed.
+func TestListOfMoreItemsThanAFormHolds(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{prefix: "/admin"})
+	var b strings.Builder
+	b.WriteString(`{"id":"l-1","title":"Many blocks","landingBlocks":[`)
+	for i := range maxItems + 1 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`{"title":"B` + strconv.Itoa(i) + `"}`)
+	}
+	b.WriteString(`]}`)
+	e.put(cms.KindLanding, b.String())
+	before := e.storedJSON(cms.KindLanding, "l-1")
+	c := e.signIn("admin")
+	path := editPath(cms.KindLanding, "l-1")
+	doc := e.open(c, path)
+	if got := notices(doc); !strings.Contains(got, "1001") {
+		t.Errorf("no warning of the long list: %q", got)
+	}
+	doc = e.page(e.press(c, doc, path, "save", func(v url.Values) { v.Set("title", "Changed") }), http.StatusConflict)
+	if got := text(doc.Find(".error-summary")); !strings.Contains(got, "1001") {
+		t.Errorf("summary %q", got)
+	}
+	if got := valueOf(doc, "title"); got != "Changed" {
+		t.Errorf("the editor's title was lost: %q", got)
+	}
+	sameJSON(t, "l-1", e.storedJSON(cms.KindLanding, "l-1"), before)
+}

@@ -138,7 +138,14 @@ func fieldValue(ks *kindSchema, f cms.FieldInfo, p *propSchema, name string, st 
 			}
 			return ""
 		}
-		if strings.Count(v, ",") == 1 && !strings.Contains(v, ".") {
+		if p.Type == "integer" {
+			// A whole number has no decimals: "1,000" and "1.000" are a
+			// thousand to some editors and one to others. Sent as
+			// written, the service refuses them on the field.
+			if strings.ContainsAny(v, ".,") {
+				return v
+			}
+		} else if strings.Count(v, ",") == 1 && !strings.Contains(v, ".") {
 			v = strings.Replace(v, ",", ".", 1) // 45,07: a decimal comma
 		}
 		if jsonNumber.MatchString(v) {

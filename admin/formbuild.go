@@ -90,7 +90,7 @@ func (b *formBuild) mlRow(f cms.FieldInfo, props map[string]*propSchema, prefix 
 func (b *formBuild) items(f cms.FieldInfo, p *propSchema, name string) *itemList {
 	n := b.st.itemCount(name)
 	list := &itemList{Path: name, ID: controlID(name), Label: labelOf(f.Name), Hint: hintOf(f, p),
-		CountName: ctlCount + name, Count: n, ItemLabel: itemNoun(f.Name), AddLabel: strings.ToLower(itemNoun(f.Name))}
+		CountName: ctlCount + name, Count: max(n, b.st.statedCount(name)), ItemLabel: itemNoun(f.Name), AddLabel: strings.ToLower(itemNoun(f.Name))}
 	b.rendered[list.CountName] = true
 	if b.editable {
 		list.Add = "add:" + name

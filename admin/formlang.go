@@ -104,3 +104,78 @@ func (h *Handler) postedLangs(w http.ResponseWriter, r *http.Request, langs cms.
 	}
 	return shown
 }
+
+// renameLangs rewrites a form made when the account's default language
+// was another (its _lang) to the names of now: a bare name addressed that
+// language then (title was English), and the name of today's default with
+// its code is the bare one now (title_it is title). Control names, nested
+// items' too, the properties the form lists, their opened hashes and the
+// languages shown follow, so that no text lands in another language.
+func renameLangs(ks *kindSchema, form url.Values) url.Values {
+	from, to := form.Get(ctlLang), ks.langs.Default
+	if from == "" || from == to || !slices.Contains(ks.langs.All, from) {
+		return form
+	}
+	multi := map[string]bool{}
+	var collect func([]cms.FieldInfo)
+	collect = func(fields []cms.FieldInfo) {
+		for _, f := range fields {
+			multi[f.Name] = multi[f.Name] || f.MultiLang
+			collect(f.Items)
+		}
+	}
+	collect(ks.fields)
+	rename := func(name string) string {
+		head, last := "", name
+		if i := strings.LastIndexByte(name, '.'); i >= 0 {
+			head, last = name[:i+1], name[i+1:]
+		}
+		base, lang := last, from
+		if !multi[last] {
+			i := strings.LastIndexByte(last, '_')
+			if i <= 0 || !multi[last[:i]] || !slices.Contains(ks.langs.All, last[i+1:]) {
+				return name
+			}
+			base, lang = last[:i], last[i+1:]
+		}
+		return head + ks.langs.WireName(base, lang)
+	}
+	code := func(c string) string {
+		if c == to {
+			return from
+		}
+		return c
+	}
+	out := make(url.Values, len(form))
+	for k, vals := range form {
+		vals = slices.Clone(vals)
+		switch k {
+		case ctlFields, ctlClash:
+			for i, v := range vals {
+				vals[i] = rename(v)
+			}
+		case ctlBase:
+			for i, v := range vals {
+				pairs := strings.Fields(v)
+				for j, p := range pairs {
+					if wire, hash, ok := strings.Cut(p, ":"); ok {
+						pairs[j] = rename(wire) + ":" + hash
+					}
+				}
+				vals[i] = strings.Join(pairs, " ")
+			}
+		case "_shown", ctlLangs:
+			for i, v := range vals {
+				codes := strings.Split(v, ",")
+				for j, c := range codes {
+					codes[j] = code(strings.TrimSpace(c))
+				}
+				vals[i] = strings.Join(codes, ",")
+			}
+		case ctlLang:
+			vals = []string{to}
+		}
+		out[rename(k)] = vals
+	}
+	return out
+}

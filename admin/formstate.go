@@ -23,6 +23,7 @@ const (
 	ctlCount  = "_count." // + item list: how many items it has
 	ctlTake   = "_take."  // + property: "mine" or "theirs" in a conflict
 	ctlClash  = "_clash"  // the properties a conflict asks about
+	ctlLang   = "_lang"   // the default language the bare names addressed
 )
 
 // formState is what a form holds: the values of its controls by name,
@@ -174,3 +175,30 @@ func (st *formState) itemCount(name string) int {
 // maxItems bounds the items of one list a form may hold, so that a forged
 // count cannot make a page of millions of controls.
 const maxItems = 1000
+
+// statedCount is the count of list name as the state says it, unbounded
+// (0 when it is not a count).
+func (st *formState) statedCount(name string) int {
+	n, err := strconv.Atoi(st.get(ctlCount + name))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// overfull are the problems of the item lists st carries that hold more
+// items than a form edits (the API takes any number): a save would cut
+// them short, so none is made.
+func overfull(ks *kindSchema, st *formState) []cms.Problem {
+	var out []cms.Problem
+	for _, f := range ks.fields {
+		if f.Items == nil || !st.carries(f.Name) {
+			continue
+		}
+		if n := st.statedCount(f.Name); n > maxItems {
+			out = append(out, cms.Problem{Kind: ks.kind, Field: f.Name, Text: "holds " + strconv.Itoa(n) +
+				" items, more than the " + strconv.Itoa(maxItems) + " a form edits: this record cannot be saved here without losing some; change it through the API"})
+		}
+	}
+	return out
+}

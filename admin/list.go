@@ -98,6 +98,27 @@ func parseListQuery(v url.Values, kind cms.Kind, langs cms.Languages) listQuery 
 	return q
 }
 
+// searchText says why a search cannot be run (DECISIONS §14: no letter
+// or digit, more than cms.MaxSearchWords words), "" when it can: the
+// service refuses such a search, and the list says why instead of
+// showing records as if they matched.
+func searchText(search string) string {
+	if search == "" {
+		return ""
+	}
+	words := cms.Words(search)
+	switch {
+	case len(words) == 0:
+		return "The search has no letter or digit: search by words of a title, or by an id."
+	case len(words) > cms.MaxSearchWords:
+		return "A search holds at most " + strconv.Itoa(cms.MaxSearchWords) + " words: leave some out."
+	}
+	if _, err := cms.SearchTerms(search); err != nil {
+		return "This search cannot be run: change it."
+	}
+	return ""
+}
+
 // defaultDesc is the order a sort starts in: newest first for the last
 // update, A to Z for the others.
 func defaultDesc(s cms.BrowseSort) bool { return s == cms.BrowseUpdated }
@@ -175,8 +196,10 @@ type listPage struct {
 	// First, Prev and Next are the paging links ("" when not offered).
 	First, Prev, Next string
 	Filtered          bool
-	// Error says why the list could not be read with these filters.
-	Error string
+	// Error says why the list could not be read with these filters;
+	// SearchError too when the search is the cause (beside its box).
+	Error       string
+	SearchError string
 	// Notice tells of a page that no longer exists.
 	Notice string
 	// Deleted is the id of the record the editor just deleted from its
@@ -250,7 +273,12 @@ func (h *Handler) list(kind cms.Kind) http.HandlerFunc {
 		}
 		q := parseListQuery(r.URL.Query(), kind, s.P.Langs)
 		status, notice, problem := http.StatusOK, "", ""
-		res, err := h.svc.Browse(r.Context(), kind, q.params())
+		var res cms.BrowsePage
+		var err error
+		searchProblem := searchText(q.Search)
+		if searchProblem == "" {
+			res, err = h.svc.Browse(r.Context(), kind, q.params())
+		}
 		if cms.ErrorCode(err) == cms.CodeMalformed && q.Cursor != "" {
 			// A cursor of another version, or a hand-made one: the
 			// first page instead.
@@ -259,6 +287,8 @@ func (h *Handler) list(kind cms.Kind) http.HandlerFunc {
 			res, err = h.svc.Browse(r.Context(), kind, q.params())
 		}
 		switch {
+		case searchProblem != "":
+			status, problem = http.StatusBadRequest, searchProblem
 		case cms.ErrorCode(err) == cms.CodeMalformed:
 			status = http.StatusBadRequest
 			problem = "These filters cannot be applied. Change them, or clear them."
@@ -271,7 +301,12 @@ func (h *Handler) list(kind cms.Kind) http.HandlerFunc {
 			return
 		}
 		page := h.listPageOf(r, s, kind, q)
-		page.Notice, page.Error, page.Deleted = notice, problem, r.URL.Query().Get("deleted")
+		page.Notice, page.Error, page.SearchError = notice, problem, searchProblem
+		// The id of a record just deleted: an id, never other text a link
+		// put there.
+		if d := r.URL.Query().Get("deleted"); cms.ValidID(d) {
+			page.Deleted = d
+		}
 		for _, row := range res.Rows {
 			page.Rows = append(page.Rows, h.listRow(kind, s.P.Langs, row))
 		}

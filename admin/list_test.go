@@ -481,3 +481,50 @@ func TestOverviewShowsRecentlyUpdated(t *testing.T) {
 		t.Errorf("editor's recent kinds %v", kinds)
 	}
 }
+
+// TestListSearchThatCannotBeRunSaysWhy: a search the service refuses (no
+// letter or digit, more than eight words) is not run: the list says why
+// beside the search box, and shows no records as if they matched.
+func TestListSearchThatCannotBeRunSaysWhy(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{prefix: "/admin"})
+	e.put(cms.KindResource, `{"id":"r-1","title":"Lago di Como"}`, `{"id":"r-2","title":"100% lago"}`)
+	c := e.signIn("reader")
+	for q, want := range map[string]string{
+		"%":                 "letter or digit",
+		"!!! ---":           "letter or digit",
+		"a b c d e f g h i": "at most 8 words",
+	} {
+		doc := e.page(e.get(c, "/resource/?q="+url.QueryEscape(q)), http.StatusBadRequest)
+		if n := doc.Find("tbody tr").Length(); n != 0 {
+			t.Errorf("search %q: %d rows", q, n)
+		}
+		if got := text(doc.Find(".error-summary")); !strings.Contains(got, want) {
+			t.Errorf("search %q: the page says %q, want %q", q, got, want)
+		}
+		if got, _ := doc.Find(`input[name="q"]`).Attr("value"); got != q {
+			t.Errorf("search %q: the box holds %q", q, got)
+		}
+	}
+	// Words with signs around them are searched by their words.
+	doc := e.page(e.get(c, "/resource/?q="+url.QueryEscape("100%")), http.StatusOK)
+	if n := doc.Find("tbody tr").Length(); n != 1 {
+		t.Errorf("search 100%%: %d rows, want 1", n)
+	}
+}
+
+// TestDeletedNoticeNamesOnlyARecord: the list's "was deleted" notice
+// shows an id, never any text a link put in its address.
+func TestDeletedNoticeNamesOnlyARecord(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{prefix: "/admin"})
+	c := e.signIn("reader")
+	doc := e.open(c, "/resource/?deleted="+url.QueryEscape("everything. Your session expired: sign in again at evil.example"))
+	if got := text(doc.Find(".notice")); strings.Contains(got, "evil.example") {
+		t.Errorf("notice %q", got)
+	}
+	doc = e.open(c, "/resource/?deleted=poi-00123")
+	if got := text(doc.Find(".notice")); !strings.Contains(got, "poi-00123 was deleted") {
+		t.Errorf("notice %q", got)
+	}
+}

@@ -3,6 +3,7 @@ package admin
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -31,11 +32,19 @@ func (h *Handler) loginForm(w http.ResponseWriter, r *http.Request) {
 }
 
 // next is where to go after signing in: an address inside the admin, or
-// the overview. Anything else (another site, a scheme) is ignored.
+// the overview. Anything else (another site, a scheme) is ignored, and so
+// is an address with a space or a control character: a browser drops
+// tabs and line breaks from a Location, so "/\t/evil.example" would lead
+// to "//evil.example", another site.
 func (h *Handler) next(n string) string {
-	inside := strings.HasPrefix(n, h.prefix+"/") && !strings.HasPrefix(n, "//") && !strings.Contains(n, "\\")
-	if !inside || strings.HasPrefix(n, h.url("/login")) {
-		return h.url("/")
+	home := h.url("/")
+	if strings.ContainsFunc(n, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '\\' }) {
+		return home
+	}
+	u, err := url.Parse(n)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" ||
+		!strings.HasPrefix(n, h.prefix+"/") || strings.HasPrefix(n, "//") || strings.HasPrefix(n, h.url("/login")) {
+		return home
 	}
 	return n
 }
@@ -95,10 +104,19 @@ func waitText(d time.Duration) string {
 // answers removes the user's drafts from the browser.
 func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 	user := ""
+	rt := h.cookie(r, refreshCookie)
 	if p, err := h.api.Authenticate(r.Context(), h.cookie(r, accessCookie)); err == nil {
 		user = p.User
+	} else if rt != "" {
+		// The access token expired (a pause of a quarter of an hour): the
+		// refresh token still tells whose session this is, so that the
+		// page removes their drafts. The token it gives is revoked below
+		// with the whole family.
+		if sess, err := h.svc.Refresh(r.Context(), rt); err == nil {
+			user, rt = sess.Principal.User, sess.RefreshToken
+		}
 	}
-	if rt := h.cookie(r, refreshCookie); rt != "" {
+	if rt != "" {
 		if err := h.svc.Logout(r.Context(), rt); err != nil {
 			h.fail(w, r, err)
 			return

@@ -436,7 +436,11 @@ func (h *Handler) userData(w http.ResponseWriter, r *http.Request, name string) 
 	u, err := h.svc.AccountUser(r.Context(), name)
 	if err != nil {
 		if cms.ErrorCode(err) == cms.CodeNotFound {
-			h.renderError(w, r, http.StatusNotFound, "There is no user "+strconv.Quote(name)+" in your account.")
+			msg := "There is no such user in your account."
+			if cms.ValidUsername(name) { // a name, never other text a link put in the address
+				msg = "There is no user " + strconv.Quote(name) + " in your account."
+			}
+			h.renderError(w, r, http.StatusNotFound, msg)
 			return userPageData{}, false
 		}
 		h.fail(w, r, err)

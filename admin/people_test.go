@@ -697,3 +697,19 @@ func TestLanguageListIsISO6391(t *testing.T) {
 		t.Error("languageName")
 	}
 }
+
+// TestMissingUserPageShowsNoTextFromTheAddress: the page of a user that
+// does not exist names a username only; other text a link put in the
+// address is not shown.
+func TestMissingUserPageShowsNoTextFromTheAddress(t *testing.T) {
+	e := newEnv(t, envOptions{prefix: "/admin"})
+	c := e.signIn("admin")
+	doc := e.page(e.get(c, "/users/"+url.PathEscape("Your password expired, call 555-0100")), http.StatusNotFound)
+	if got := strings.Join(strings.Fields(doc.Find("main").Text()), " "); strings.Contains(got, "555-0100") {
+		t.Errorf("page says %q", got)
+	}
+	doc = e.page(e.get(c, "/users/nobody"), http.StatusNotFound)
+	if got := strings.Join(strings.Fields(doc.Find("main").Text()), " "); !strings.Contains(got, `"nobody"`) {
+		t.Errorf("page says %q", got)
+	}
+}

@@ -229,3 +229,94 @@ func TestPageHeaders(t *testing.T) {
 		t.Errorf("unknown hash: status %d", res.StatusCode)
 	}
 }
+
+// TestNextWithControlCharactersStaysInside: a browser drops tabs and line
+// breaks from a Location, so "/\t/evil.example" would become
+// "//evil.example", another site. Mounted at the root, such a next sends
+// the user to the overview instead.
+func TestNextWithControlCharactersStaysInside(t *testing.T) {
+	t.Parallel()
+	for _, prefix := range []string{"", "/admin"} {
+		e := newEnv(t, envOptions{prefix: prefix})
+		for _, next := range []string{"/\t/evil.example/", "/\n/evil.example/", "/\r/evil.example/", "/\x00/evil.example/",
+			prefix + "/\t/x", "/ /evil.example/", "/%09/evil.example/"} {
+			form := url.Values{"u": {"admin"}, "p": {testenv.Password}, "next": {next}}
+			req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1"+prefix+"/login", strings.NewReader(form.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			rec := httptest.NewRecorder()
+			e.h.ServeHTTP(rec, req)
+			loc := rec.Header().Get("Location")
+			if rec.Code != http.StatusSeeOther {
+				t.Fatalf("prefix %q next %q: status %d", prefix, next, rec.Code)
+			}
+			if strings.ContainsFunc(loc, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+				t.Errorf("prefix %q next %q: Location %q holds a control character", prefix, next, loc)
+			}
+			// What a browser makes of it: tabs and line breaks removed.
+			cleaned := strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(loc)
+			if strings.HasPrefix(cleaned, "//") || !strings.HasPrefix(cleaned, prefix+"/") {
+				t.Errorf("prefix %q next %q: sent to %q", prefix, next, loc)
+			}
+		}
+		// A plain address inside the admin, with its query, still works.
+		inside := prefix + "/resource/?q=lago+di"
+		res := e.post(e.browser(), "/login", url.Values{"u": {"admin"}, "p": {testenv.Password}, "next": {inside}})
+		if got := res.Header.Get("Location"); got != inside {
+			t.Errorf("prefix %q: next %q sent to %q", prefix, inside, got)
+		}
+	}
+}
+
+// TestSignOutAfterAPauseForgetsTheUsersDrafts: signing out after the
+// access token expired (a quarter of an hour without a request) still
+// names the user, so that the page removes their drafts from the browser,
+// and ends the session.
+func TestSignOutAfterAPauseForgetsTheUsersDrafts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{prefix: "/admin"})
+	c := e.signIn("editor")
+	u, _ := url.Parse(e.url("/"))
+	var refresh string
+	for _, ck := range c.Jar.Cookies(u) {
+		if ck.Name == refreshCookie {
+			refresh = ck.Value
+		}
+	}
+	e.clock.Advance(transport.AccessTokenLifetime + time.Minute)
+	doc := e.page(e.post(c, "/logout", nil), http.StatusOK)
+	if got, _ := doc.Find("[data-signed-out]").Attr("data-signed-out"); got != "editor" {
+		t.Errorf("signed-out page names %q, want editor", got)
+	}
+	e.clock.Advance(time.Minute) // past the grace of the token it held
+	if _, err := e.svc.Refresh(t.Context(), refresh); cms.ErrorCode(err) != cms.CodeUnauthorized {
+		t.Errorf("refresh token after sign-out: %v", err)
+	}
+	if res := e.get(c, "/"); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("after sign-out: status %d", res.StatusCode)
+	}
+}
+
+// TestTwoTabsRefreshingTogetherStaySignedIn: two tabs share the cookies;
+// when the access token has expired both refresh with the same refresh
+// token at once. The second is a replay inside the service's grace: it
+// gets a sibling token, and neither tab is signed out, then or after.
+func TestTwoTabsRefreshingTogetherStaySignedIn(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{prefix: "/admin"})
+	tab1 := e.signIn("editor")
+	e.clock.Advance(transport.AccessTokenLifetime + time.Second)
+	u, _ := url.Parse(e.url("/"))
+	tab2 := e.browser() // the same cookies, sent before tab 1's answer came
+	tab2.Jar.SetCookies(u, tab1.Jar.Cookies(u))
+	e.page(e.get(tab1, "/"), http.StatusOK)
+	res := e.get(tab2, "/")
+	e.page(res, http.StatusOK)
+	if cookieOf(res, refreshCookie) == nil {
+		t.Fatal("the replay got no refresh token")
+	}
+	// The browser keeps the last cookies it was given (tab 2's): the
+	// session goes on with them, and with the next refresh.
+	e.page(e.get(tab2, "/resource/"), http.StatusOK)
+	e.clock.Advance(transport.AccessTokenLifetime + time.Second)
+	e.page(e.get(tab2, "/"), http.StatusOK)
+}

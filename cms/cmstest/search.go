@@ -297,6 +297,40 @@ func testSearch(t *testing.T, open func(t *testing.T) cms.Store) {
 		}
 	})
 
+	t.Run("Metacharacters", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c := newSearcher(t, s, "acme", "en")
+		c.upsert(cms.KindResource, `{"id":"res1","title":"100% natural","resourceType":"a_b","resourceCategories":["a%b"]}`)
+		c.upsert(cms.KindResource, `{"id":"res2","title":"a_b c\\d","resourceType":"axb","resourceCategories":["a\\b","a_b"]}`)
+		c.upsert(cms.KindResource, `{"id":"res3","title":"Other","resourceType":"a%b","resourceCategories":["aXb"]}`)
+		// Signs are not words: a search finds the words around them.
+		c.wantSearch(map[string][]string{"100%": {"res1"}, "100": {"res1"}, "a_b": {"res2"}, "c\\d": {"res2"}, "%natural": {"res1"}})
+		for _, q := range []string{"%", "_", "\\", "%_\\"} {
+			_, err := c.svc.Read(c.ctx(), cms.KindResource, cms.ReadParams{Search: q})
+			wantCode(t, err, cms.CodeMalformed, fmt.Sprintf("search %q", q))
+		}
+		// Types and categories match exactly: % and _ are no wildcards, \
+		// no escape, on every store.
+		for _, tc := range []struct {
+			term cms.TermRange
+			want []string
+		}{
+			{cms.TypeTerm("a_b"), []string{"res1"}},
+			{cms.TypeTerm("a%b"), []string{"res3"}},
+			{cms.TypeTerm("a%"), []string{}},
+			{cms.CategoryTerm("a%b"), []string{"res1"}},
+			{cms.CategoryTerm("a_b"), []string{"res2"}},
+			{cms.CategoryTerm("a\\b"), []string{"res2"}},
+			{cms.CategoryTerm("a%"), []string{}},
+		} {
+			got := listIDs(t, s, cms.ListParams{Account: "acme", Kind: cms.KindResource, Published: cms.PublishedAny, Terms: []cms.TermRange{tc.term}})
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("%+v: got %v, want %v", tc.term, got, tc.want)
+			}
+		}
+	})
+
 	t.Run("Dense", func(t *testing.T) { testSearchDense(t, open) })
 }
 
