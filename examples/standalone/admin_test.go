@@ -14,18 +14,13 @@ import (
 func TestAdminServed(t *testing.T) {
 	t.Parallel()
 	db := "sqlite:" + filepath.Join(t.TempDir(), "cms.db")
-	c := &cli{env: map[string]string{}}
-	s := startServer(t, c, "--db", db)
-	m := generated.FindStringSubmatch(c.stdout.String())
-	if m == nil {
-		t.Fatalf("no generated password printed: %q", c.stdout.String())
-	}
-	if !strings.Contains(c.stderr.String(), s.url+"/admin/") {
-		t.Errorf("the admin's address is not logged: %s", c.stderr.String())
+	s, password := startNewcomer(t, db)
+	if !strings.Contains(s.stderr.String(), s.url+"/admin/") {
+		t.Errorf("the admin's address is not logged: %s", s.stderr.String())
 	}
 	jar, _ := cookiejar.New(nil)
 	browser := &http.Client{Jar: jar}
-	res, err := browser.PostForm(s.url+"/admin/login", url.Values{"u": {"admin"}, "p": {m[1]}})
+	res, err := browser.PostForm(s.url+"/admin/login", url.Values{"u": {"admin"}, "p": {password}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -168,19 +168,26 @@ func (s *server) claims(t *testing.T, token string) claims {
 
 var generated = regexp.MustCompile(`admin user "admin" created with password (\S+) \(shown once\)`)
 
-// TestNewcomer is the README's path: start, log in with the printed
-// password, validate, refresh with the cookie, log out; a restart keeps
-// the password and the signing secret.
-func TestNewcomer(t *testing.T) {
-	t.Parallel()
-	db := "sqlite:" + filepath.Join(t.TempDir(), "cms.db")
+// startNewcomer starts the server on a new database at db as a newcomer
+// does, with the password it prints for the admin.
+func startNewcomer(t *testing.T, db string) (*server, string) {
+	t.Helper()
 	c := &cli{env: map[string]string{}}
 	s := startServer(t, c, "--db", db)
 	m := generated.FindStringSubmatch(c.stdout.String())
 	if m == nil {
 		t.Fatalf("no generated password printed: %q", c.stdout.String())
 	}
-	password := m[1]
+	return s, m[1]
+}
+
+// TestNewcomer is the README's path: start, log in with the printed
+// password, validate, refresh with the cookie, log out; a restart keeps
+// the password and the signing secret.
+func TestNewcomer(t *testing.T) {
+	t.Parallel()
+	db := "sqlite:" + filepath.Join(t.TempDir(), "cms.db")
+	s, password := startNewcomer(t, db)
 	sess := s.login(t, "admin", password)
 	cl := s.claims(t, sess.Access)
 	if cl.Sub != "admin" || cl.Acc != "default" || cl.Lang != "en" || strings.Join(cl.Langs, ",") != "en" || strings.Join(cl.Perms, ",") != "*" {
