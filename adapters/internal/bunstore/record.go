@@ -346,7 +346,7 @@ func (s *Store) listFilters(p cms.ListParams, where []string, args []any) ([]str
 		}
 		args = append(args, b.MinLon, b.MaxLon)
 	}
-	return s.termFilters(p.Account, p.Kind, p.Terms, where, args)
+	return s.termFilters(p.Terms, where, args)
 }
 
 // listQuery is ListQuery; inline leaves out documents larger than
@@ -472,6 +472,9 @@ type refRow struct {
 // DeleteRecord implements cms.Store.
 func (s *Store) DeleteRecord(ctx context.Context, account string, kind cms.Kind, id string) error {
 	return s.tx(ctx, func(s *Store) error {
+		if err := s.deleteRecordTerms(ctx, account, kind, id); err != nil {
+			return err
+		}
 		n, err := s.exec(ctx, "DELETE FROM records WHERE account = ? AND kind = ? AND id = ?", account, string(kind), id)
 		if err != nil {
 			return err
@@ -485,12 +488,6 @@ func (s *Store) DeleteRecord(ctx context.Context, account string, kind cms.Kind,
 		}
 		if _, err := s.exec(ctx, "DELETE FROM refs WHERE account = ? AND from_kind = ? AND from_id = ?", account, string(kind), id); err != nil {
 			return err
-		}
-		if !s.opts.noTerms {
-			if _, err := s.exec(ctx, "DELETE FROM "+s.indexed("terms", "terms_record")+" WHERE "+termsRecordKey+" = ?",
-				keyOf(account, string(kind), id)); err != nil {
-				return err
-			}
 		}
 		switch kind {
 		case cms.KindResource:

@@ -127,6 +127,10 @@ type Options struct {
 	// Trace, when set, is given every statement run through exec and
 	// scan, with its arguments, before it runs (plan tests collect them).
 	Trace func(query string, args []any)
+	// InStr is the function that gives the position of its second
+	// argument in its first (1-based), 0 when absent: instr on SQLite,
+	// strpos on PostgreSQL.
+	InStr string
 	// ShareLock is appended to the read of an account's languages by a
 	// write of index terms inside a transaction ("FOR SHARE" on
 	// PostgreSQL): UpdateAccount, which changes them and adds or removes
