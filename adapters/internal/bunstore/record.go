@@ -392,6 +392,8 @@ func (s *Store) listQuery(p cms.ListParams, after string, n int, inline bool) (s
 	if after != "" && p.MapID == "" {
 		where = append(where, "id > ?")
 		args = append(args, after)
+	} else if p.MapID == "" && p.BBox == nil && p.UpdatedSince.IsZero() {
+		where = append(where, firstID)
 	}
 	where, args = s.listFilters(p, where, args)
 	args = append(args, n)
@@ -402,6 +404,14 @@ func (s *Store) listQuery(p cms.ListParams, after string, n int, inline bool) (s
 	return "SELECT " + selection + " FROM " + from + " WHERE " + strings.Join(where, " AND ") +
 		" ORDER BY " + order + " LIMIT ?", args
 }
+
+// firstID is the condition of a walk of a kind's key in id order from
+// its start: true of every id, but a range of the key's last column.
+// Without it a PostgreSQL planner without statistics rates the kind's
+// (account, kind) prefix as a few rows, and may read them all through a
+// bitmap and sort them (57 ms for a page of 100,000 Resources) rather than
+// walk the key for a page.
+const firstID = "id >= ''"
 
 // selectRecords is "SELECT ... FROM table" of records of kind.
 func (s *Store) selectRecords(kind cms.Kind, table string) string {

@@ -2,6 +2,7 @@ package bunstore
 
 import (
 	"context"
+	"database/sql"
 	"slices"
 	"strings"
 
@@ -48,11 +49,14 @@ func (s *Store) termCandidates(ctx context.Context, account string, kind cms.Kin
 // order.
 func (s *Store) termIDs(ctx context.Context, account string, kind cms.Kind, r cms.TermRange, limit int) ([]string, error) {
 	query, args := s.TermQuery(account, kind, r, limit)
-	var ids []string
-	if err := s.scan(ctx, s.read, &ids, query, args...); err != nil {
-		return nil, s.fail(err)
-	}
-	return ids, nil
+	ids := make([]string, 0, 64)
+	err := s.queryEach(ctx, s.read, query, args, func(rows *sql.Rows) error {
+		var id string
+		err := rows.Scan(&id)
+		ids = append(ids, id)
+		return err
+	})
+	return ids, err
 }
 
 // TermQuery returns the query of termIDs: the ids of at most limit terms

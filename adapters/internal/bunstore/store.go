@@ -408,6 +408,37 @@ func (s *Store) scan(ctx context.Context, c conn, dest any, query string, args .
 	return nil
 }
 
+// queryEach runs a query on c and calls fn for each row, which fn scans
+// by position: bun's scan by struct tags costs more than a statement of
+// small rows.
+func (s *Store) queryEach(ctx context.Context, c conn, query string, args []any, fn func(*sql.Rows) error) error {
+	ctx = s.stmtContext(ctx)
+	c, release, err := s.acquire(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if s.opts.Trace != nil {
+		s.opts.Trace(query, args)
+	}
+	sctx, cancel := s.bound(ctx)
+	defer cancel()
+	rows, err := c.QueryContext(sctx, s.text(query), args...)
+	if err != nil {
+		return s.failBound(ctx, sctx, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return s.failBound(ctx, sctx, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return s.failBound(ctx, sctx, err)
+	}
+	return s.failBound(ctx, sctx, rows.Close())
+}
+
 // text returns query with the placeholders the driver wants.
 func (s *Store) text(query string) string {
 	if !s.opts.Numbered {

@@ -2,6 +2,7 @@ package bunstore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -67,30 +68,16 @@ func (s *Store) readTerms(ctx context.Context, account, kind string, w *termWrit
 	}
 	query, args := s.selectByKeys("records.id, records.terms", "records", "account = ? AND kind = ?", []any{account, kind}, "id", ids)
 	stored := make(map[string]string, len(ids))
-	// Scanned by position: bun's scan by struct tags costs more than the
-	// statement.
-	if s.opts.Trace != nil {
-		s.opts.Trace(query, args)
-	}
-	sctx, cancel := s.bound(s.stmtContext(ctx))
-	defer cancel()
-	rows, err := s.write.QueryContext(sctx, s.text(query), args...)
-	if err != nil {
-		return s.failBound(ctx, sctx, err)
-	}
-	for rows.Next() {
+	err := s.queryEach(ctx, s.write, query, args, func(rows *sql.Rows) error {
 		var id, terms string
 		if err := rows.Scan(&id, &terms); err != nil {
-			rows.Close()
-			return s.failBound(ctx, sctx, err)
+			return err
 		}
 		stored[id] = terms
-	}
-	if err := rows.Close(); err != nil {
-		return s.failBound(ctx, sctx, err)
-	}
-	if err := rows.Err(); err != nil {
-		return s.failBound(ctx, sctx, err)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	for _, c := range w.unread {
 		ch := &w.changes[c]
