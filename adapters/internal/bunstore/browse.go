@@ -21,12 +21,12 @@ func (s *Store) BrowseRecords(ctx context.Context, q cms.BrowseQuery) ([]*cms.En
 	if q.Limit <= 0 {
 		return []*cms.Entry{}, nil
 	}
-	ids, few, err := s.browseCandidates(ctx, q)
+	ids, rest, few, err := s.browseCandidates(ctx, q)
 	if err != nil {
 		return nil, err
 	}
 	if few {
-		return s.browseFew(ctx, q, ids)
+		return s.browseFew(ctx, rest, ids)
 	}
 	query, args := s.BrowseQuery(q)
 	rows, err := s.scanRecords(ctx, q.Kind, query, args...)
@@ -76,33 +76,55 @@ func (s *Store) browseFilters(q cms.BrowseQuery, where []string, args []any) ([]
 }
 
 // browseCandidates returns the ids (ascending) of the records of the
-// first filter of q held by at most fewCandidates, with few set; few is
-// false when every filter is held by more. Each filter is read on a key,
-// at most fewCandidates + 1 rows.
-func (s *Store) browseCandidates(ctx context.Context, q cms.BrowseQuery) (ids []string, few bool, err error) {
-	ranges := slices.Clone(q.Terms)
+// first filter of q held by at most fewCandidates, with few set, and q
+// without that filter (its records are the candidates: testing them for
+// it again would read each record for nothing); few is false when every
+// filter is held by more. Each filter is read on a key, at most
+// fewCandidates + 1 rows.
+func (s *Store) browseCandidates(ctx context.Context, q cms.BrowseQuery) (ids []string, rest cms.BrowseQuery, few bool, err error) {
+	type probe struct {
+		r    cms.TermRange
+		drop func(*cms.BrowseQuery)
+	}
+	var probes []probe
+	for i, r := range q.Terms {
+		probes = append(probes, probe{r, func(q *cms.BrowseQuery) {
+			q.Terms = slices.Delete(slices.Clone(q.Terms), i, i+1)
+		}})
+	}
 	if q.Sort == cms.BrowseTitle && q.Untitled {
-		ranges = append(ranges, cms.MissingTerm(q.TitleLang))
+		probes = append(probes, probe{cms.MissingTerm(q.TitleLang), func(q *cms.BrowseQuery) { q.TitleLang = "" }})
 	}
 	if q.Published == cms.UnpublishedOnly {
-		ranges = append(ranges, cms.UnpublishedTerm())
+		probes = append(probes, probe{cms.UnpublishedTerm(), func(q *cms.BrowseQuery) { q.Published = cms.PublishedAny }})
 	}
-	if ids, few, err = s.termCandidates(ctx, q.Account, q.Kind, ranges); err != nil || few {
-		return ids, few, err
+	for _, p := range probes {
+		ids, err := s.termIDs(ctx, q.Account, q.Kind, p.r, fewCandidates+1)
+		if err != nil {
+			return nil, q, false, err
+		}
+		if len(ids) <= fewCandidates {
+			slices.Sort(ids)
+			rest = q
+			p.drop(&rest)
+			return slices.Compact(ids), rest, true, nil
+		}
 	}
 	if q.MapID == "" {
-		return nil, false, nil
+		return nil, q, false, nil
 	}
 	var members []string
 	if err := s.scan(ctx, s.read, &members, "SELECT resource_id FROM assignments WHERE account = ? AND map_id = ? LIMIT ?",
 		q.Account, q.MapID, fewCandidates+1); err != nil {
-		return nil, false, s.fail(err)
+		return nil, q, false, s.fail(err)
 	}
 	if len(members) > fewCandidates {
-		return nil, false, nil
+		return nil, q, false, nil
 	}
 	slices.Sort(members)
-	return slices.Compact(members), true, nil
+	rest = q
+	rest.MapID = ""
+	return slices.Compact(members), rest, true, nil
 }
 
 // browseFew is BrowseRecords of the candidates ids: their sort keys read
@@ -228,21 +250,30 @@ func titleOf(terms, lang string) string {
 }
 
 // BrowseKeysQuery returns the query of browseFew for a group of
-// candidates: the id, update time and terms column of those of ids that
-// q's filters and the order's part keep, each looked up by key. Adapter
-// tests explain it.
+// candidates: the id, update time and terms column (only when a title
+// order or a filter needs it: the column comes after the document) of
+// those of ids that q's filters and the order's part keep, each looked
+// up by key. q is what browseCandidates left of the filters: a title
+// order's TitleLang cleared when the candidates are its untitled
+// records. Adapter tests explain it.
 func (s *Store) BrowseKeysQuery(q cms.BrowseQuery, ids []string) (string, []any) {
 	where := []string{"account = ?", "kind = ?"}
 	args := []any{q.Account, string(q.Kind)}
 	where, args = s.browseFilters(q, where, args)
-	if q.Sort == cms.BrowseTitle {
+	terms := "''"
+	if q.Sort == cms.BrowseTitle && q.TitleLang != "" {
 		part := cms.TitleTerms(q.TitleLang)
 		if q.Untitled {
 			part = cms.MissingTerm(q.TitleLang)
+		} else {
+			terms = "records.terms"
 		}
 		where, args = s.termFilters([]cms.TermRange{part}, where, args)
 	}
-	return s.selectByKeys("records.id, records.updated_at, records.terms", "records", strings.Join(where, " AND "), args, "id", ids)
+	if slices.ContainsFunc(q.Terms, cms.TermRange.Own) {
+		terms = "records.terms"
+	}
+	return s.selectByKeys("records.id, records.updated_at, "+terms, "records", strings.Join(where, " AND "), args, "id", ids)
 }
 
 // BrowseQuery returns the statement of BrowseRecords when the order's
