@@ -1,15 +1,6 @@
 package cms
 
-// A SIMPLE stand-in for the indexed Service.Browse and Service.Facets (the
-// `search` branch builds them on an index, fast at 100,000 records): it
-// reads every record of the kind and sorts and filters in Go. It has the
-// same API, so that the admin's lists can be written against it; the
-// indexed one replaces this whole file at merge. Not tested here on
-// purpose: the admin's tests exercise its behaviour, and the cms tests
-// belong to the indexed one.
-
 import (
-	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -17,11 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
-
-	"golang.org/x/text/cases"
-	"golang.org/x/text/unicode/norm"
-	"golang.org/x/text/width"
 )
 
 // BrowseSort is the order of a Browse page.
@@ -37,6 +23,9 @@ const (
 // BrowseParams select and order the records of a Browse page.
 type BrowseParams struct {
 	// Sort is the order; default BrowseUpdated. Ties are broken by id.
+	// BrowseTitle sorts by the title in TitleLang, case and accents
+	// folded (TitleSortKey); the records without a title in it come
+	// after the others, by id, in either direction.
 	Sort BrowseSort
 	// Desc reverses the order (the admin's default for updated is newest
 	// first).
@@ -45,22 +34,28 @@ type BrowseParams struct {
 	// default.
 	TitleLang string
 	// Cursor is opaque, from the previous page's Next or Prev; "" = the
-	// first page.
+	// first page. A cursor keeps its place however the records around it
+	// change: a page after it starts after the record it names.
 	Cursor string
 	// Limit is the page size, 1..200; 0 = 50.
 	Limit int
 	// Published filters by the published flag (PublishedAny to include
-	// unpublished records).
+	// unpublished records; the zero value is PublishedOnly, as for Read).
 	Published Published
-	// MapID keeps Resources assigned to that Map in either role.
+	// MapID keeps Resources assigned to that Map in either role (other
+	// kinds: ignored).
 	MapID string
-	// Type keeps Resources whose resourceType equals it.
+	// Type keeps Resources whose resourceType equals it (other kinds:
+	// ignored).
 	Type string
-	// Category keeps Resources whose resourceCategories contain it.
+	// Category keeps Resources whose resourceCategories contain it
+	// (other kinds: ignored).
 	Category string
-	// MissingLang keeps records whose title has no value in that language.
+	// MissingLang keeps records whose title has no value in that
+	// language, one of the account's.
 	MissingLang string
-	// Search keeps records matching every word, as DECISIONS §14.
+	// Search keeps records matching every word, as DECISIONS §14
+	// (SearchTerms); "" or only spaces: no search.
 	Search string
 }
 
@@ -74,7 +69,8 @@ type BrowseRow struct {
 	// Type and Category (the first) of a Resource.
 	Type     string
 	Category string
-	// Missing are the account's languages without a title.
+	// Missing are the account's languages without a title, in the
+	// account's order.
 	Missing []string
 }
 
@@ -87,236 +83,263 @@ type BrowsePage struct {
 	Prev string
 }
 
+// The page sizes of Browse.
 const (
-	defaultBrowseLimit = 50
-	maxBrowseLimit     = 200
+	DefaultBrowseLimit = 50
+	MaxBrowseLimit     = 200
 )
 
-// browseCursor is what a cursor holds: the key of the row it follows
-// (After) or precedes (Before).
+// browseCursor is what a cursor holds: the order it is of (sort,
+// direction, language) and the row it follows, or precedes (Before).
 type browseCursor struct {
-	Before bool   `json:"b,omitempty"`
-	Key    string `json:"k"`
-	ID     string `json:"i"`
+	Sort     BrowseSort `json:"s"`
+	Desc     bool       `json:"d,omitempty"`
+	Lang     string     `json:"l,omitempty"`
+	Before   bool       `json:"b,omitempty"`
+	Untitled bool       `json:"u,omitempty"`
+	Title    string     `json:"t,omitempty"`
+	Updated  int64      `json:"m,omitempty"` // microseconds
+	ID       string     `json:"i"`
 }
 
-func errBrowse(why string) error {
-	return &Error{Code: CodeMalformed, Message: "Wrong request", Err: errors.New(why)}
+func errBrowseParams(why string) error {
+	return &Error{Code: CodeMalformed, Message: "Wrong request", Err: errors.New("browse: " + why)}
+}
+
+// TitleSortKey is the key a record sorts by in a title order of lang:
+// its title in lang folded whole (Fold, the words joined by one space,
+// cut to 60 characters); "" when it has none (it then sorts among the
+// untitled, by id).
+func TitleSortKey(rec Record, lang string) string {
+	t := (*rec.Common().Title)[lang]
+	if t == "" {
+		return ""
+	}
+	return titleKey(t)
 }
 
 // Browse returns one page of records of kind for the principal in ctx,
-// sorted and filtered by p. Errors: CodeMalformed for bad params (an
-// unknown sort, a limit out of 1..200, a cursor not from Browse, a
-// language not of the account); CodeUnauthorized, CodeForbidden.
+// sorted and filtered by p, from the store's indexes (BrowseRecords): a
+// page costs about the same at any number of records. Errors:
+// CodeMalformed for bad params (an unknown sort, a limit out of 1..200,
+// a cursor not from Browse or of another order, a language not of the
+// account, a search SearchTerms refuses); CodeUnauthorized,
+// CodeForbidden.
 func (s *Service) Browse(ctx context.Context, kind Kind, p BrowseParams) (BrowsePage, error) {
 	pr, err := s.caller(ctx, kind, ActionRead)
 	if err != nil {
 		return BrowsePage{}, err
 	}
-	if p.Sort == "" {
-		p.Sort = BrowseUpdated
+	q, cur, err := browseQuery(pr, kind, &p)
+	if err != nil {
+		return BrowsePage{}, err
 	}
-	if p.Sort != BrowseUpdated && p.Sort != BrowseID && p.Sort != BrowseTitle {
-		return BrowsePage{}, errBrowse("unknown sort " + string(p.Sort))
+	forward := cur == nil || !cur.Before
+	// One row more than the page tells whether another page follows.
+	hits, err := s.browseRun(ctx, q, p, cur, forward, p.Limit+1)
+	if err != nil {
+		return BrowsePage{}, err
 	}
-	if p.Limit == 0 {
-		p.Limit = defaultBrowseLimit
+	more := len(hits) > p.Limit
+	hits = hits[:min(len(hits), p.Limit)]
+	if !forward {
+		slices.Reverse(hits)
 	}
-	if p.Limit < 1 || p.Limit > maxBrowseLimit {
-		return BrowsePage{}, errBrowse("limit out of 1..200")
+	page := BrowsePage{Rows: make([]BrowseRow, len(hits))}
+	for i, h := range hits {
+		page.Rows[i] = browseRowOf(h.e, pr.Langs)
 	}
-	langs := pr.Langs
-	if p.TitleLang == "" {
-		p.TitleLang = langs.Default
+	if len(hits) == 0 {
+		return page, nil
 	}
-	if !slices.Contains(langs.All, p.TitleLang) {
-		return BrowsePage{}, errBrowse("title language not of the account")
-	}
-	if p.MissingLang != "" && !slices.Contains(langs.All, p.MissingLang) {
-		return BrowsePage{}, errBrowse("missing language not of the account")
-	}
-	var cur *browseCursor
-	if p.Cursor != "" {
-		raw, err := base64.RawURLEncoding.DecodeString(p.Cursor)
-		cur = new(browseCursor)
-		if err != nil || json.Unmarshal(raw, cur) != nil || cur.ID == "" {
-			return BrowsePage{}, errBrowse("bad cursor")
+	first, last := hits[0], hits[len(hits)-1]
+	if forward {
+		if more {
+			page.Next = encodeBrowseCursor(p, last, false)
 		}
-	}
-	words := searchWords(p.Search)
-	lp := ListParams{Account: pr.Account, Kind: kind, Published: p.Published}
-	if kind == KindResource {
-		lp.MapID = p.MapID
-	}
-	type keyed struct {
-		key string
-		row BrowseRow
-	}
-	var all []keyed
-	for e, err := range s.store.ListRecords(ctx, lp) {
-		if err != nil {
-			return BrowsePage{}, err
+		if cur != nil {
+			page.Prev = encodeBrowseCursor(p, first, true)
 		}
-		row := browseRow(e, langs)
-		if kind == KindResource && (p.Type != "" && row.Type != p.Type || p.Category != "" && !hasCategory(e.Record, p.Category)) {
-			continue
+	} else {
+		if more {
+			page.Prev = encodeBrowseCursor(p, first, true)
 		}
-		if p.MissingLang != "" && row.Titles[p.MissingLang] != "" {
-			continue
-		}
-		if len(words) > 0 && !matchesWords(words, row) {
-			continue
-		}
-		all = append(all, keyed{browseKey(p, row), row})
-	}
-	less := func(a, b keyed) int {
-		c := cmp.Or(strings.Compare(a.key, b.key), strings.Compare(a.row.ID, b.row.ID))
-		if p.Desc {
-			return -c
-		}
-		return c
-	}
-	slices.SortFunc(all, less)
-	start, end := 0, len(all)
-	if cur != nil {
-		at := keyed{cur.Key, BrowseRow{ID: cur.ID}}
-		pos, _ := slices.BinarySearchFunc(all, at, less)
-		if cur.Before {
-			end = pos
-			start = max(0, end-p.Limit)
-		} else {
-			for pos < len(all) && less(all[pos], at) <= 0 {
-				pos++
-			}
-			start = pos
-		}
-	}
-	end = min(end, start+p.Limit)
-	page := BrowsePage{Rows: []BrowseRow{}}
-	for _, k := range all[start:end] {
-		page.Rows = append(page.Rows, k.row)
-	}
-	if end < len(all) && end > start {
-		page.Next = encodeCursor(browseCursor{Key: all[end-1].key, ID: all[end-1].row.ID})
-	}
-	if start > 0 && start < len(all) {
-		page.Prev = encodeCursor(browseCursor{Before: true, Key: all[start].key, ID: all[start].row.ID})
+		page.Next = encodeBrowseCursor(p, last, false)
 	}
 	return page, nil
 }
 
-func encodeCursor(c browseCursor) string {
-	raw, _ := json.Marshal(c)
+// browseHit is a record of a page with the part of the order it is in.
+type browseHit struct {
+	e        *Entry
+	untitled bool
+}
+
+// browseQuery checks p (setting its defaults) and returns the store
+// query of its filters, and its cursor decoded.
+func browseQuery(pr Principal, kind Kind, p *BrowseParams) (BrowseQuery, *browseCursor, error) {
+	q := BrowseQuery{Account: pr.Account, Kind: kind, Published: p.Published}
+	if p.Sort == "" {
+		p.Sort = BrowseUpdated
+	}
+	if p.Sort != BrowseUpdated && p.Sort != BrowseID && p.Sort != BrowseTitle {
+		return q, nil, errBrowseParams("unknown sort " + string(p.Sort))
+	}
+	if p.Limit == 0 {
+		p.Limit = DefaultBrowseLimit
+	}
+	if p.Limit < 1 || p.Limit > MaxBrowseLimit {
+		return q, nil, errBrowseParams("limit out of 1..200")
+	}
+	if p.TitleLang == "" {
+		p.TitleLang = pr.Langs.Default
+	}
+	if !slices.Contains(pr.Langs.All, p.TitleLang) {
+		return q, nil, errBrowseParams("title language not of the account")
+	}
+	if p.MissingLang != "" && !slices.Contains(pr.Langs.All, p.MissingLang) {
+		return q, nil, errBrowseParams("missing language not of the account")
+	}
+	q.Sort, q.Desc, q.TitleLang = p.Sort, p.Desc, p.TitleLang
+	if kind == KindResource {
+		q.MapID = p.MapID
+		if p.Type != "" {
+			q.Terms = append(q.Terms, TypeTerm(p.Type))
+		}
+		if p.Category != "" {
+			q.Terms = append(q.Terms, CategoryTerm(p.Category))
+		}
+	}
+	if p.MissingLang != "" {
+		q.Terms = append(q.Terms, MissingTerm(p.MissingLang))
+	}
+	if search := strings.TrimSpace(p.Search); search != "" {
+		words, err := SearchTerms(search)
+		if err != nil {
+			return q, nil, err
+		}
+		// The words first: the likeliest to be rare.
+		q.Terms = append(words, q.Terms...)
+	}
+	if p.Cursor == "" {
+		return q, nil, nil
+	}
+	cur := new(browseCursor)
+	raw, err := base64.RawURLEncoding.DecodeString(p.Cursor)
+	if err != nil || json.Unmarshal(raw, cur) != nil || cur.ID == "" {
+		return q, nil, errBrowseParams("bad cursor")
+	}
+	if cur.Sort != p.Sort || cur.Desc != p.Desc || p.Sort == BrowseTitle && cur.Lang != p.TitleLang {
+		return q, nil, errBrowseParams("a cursor of another order")
+	}
+	return q, cur, nil
+}
+
+// browseRun reads at most n records of q's order from cur on (forward),
+// or before cur backwards: a title order is two parts, the titled
+// records then the untitled ones, each read on its own.
+func (s *Service) browseRun(ctx context.Context, q BrowseQuery, p BrowseParams, cur *browseCursor, forward bool, n int) ([]browseHit, error) {
+	q.Desc = p.Desc != !forward
+	parts := []bool{false}
+	if p.Sort == BrowseTitle {
+		parts = []bool{false, true} // titled, then untitled
+		if !forward {
+			parts = []bool{true, false}
+		}
+	}
+	var hits []browseHit
+	started := cur == nil
+	for _, untitled := range parts {
+		q.Untitled, q.After = untitled, nil
+		if !started {
+			if cur.Untitled != untitled {
+				continue // the cursor's part comes later
+			}
+			started = true
+			q.After = &BrowseKey{ID: cur.ID, Title: cur.Title, Updated: time.UnixMicro(cur.Updated).UTC()}
+		}
+		q.Limit = n - len(hits)
+		entries, err := s.store.BrowseRecords(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			hits = append(hits, browseHit{e, untitled})
+		}
+		if len(hits) >= n {
+			break
+		}
+	}
+	return hits, nil
+}
+
+func encodeBrowseCursor(p BrowseParams, h browseHit, before bool) string {
+	c := browseCursor{Sort: p.Sort, Desc: p.Desc, Before: before, ID: h.e.Record.RecordID()}
+	switch p.Sort {
+	case BrowseTitle:
+		c.Lang, c.Untitled = p.TitleLang, h.untitled
+		if !h.untitled {
+			c.Title = TitleSortKey(h.e.Record, p.TitleLang)
+		}
+	case BrowseUpdated:
+		c.Updated = h.e.Updated.UnixMicro()
+	}
+	raw, _ := json.Marshal(c) // plain fields always marshal
 	return base64.RawURLEncoding.EncodeToString(raw)
 }
 
-// browseKey is the sort key of row under p, before the id.
-func browseKey(p BrowseParams, row BrowseRow) string {
-	switch p.Sort {
-	case BrowseTitle:
-		return foldText(row.Titles[p.TitleLang])
-	case BrowseID:
-		return ""
-	}
-	return row.Updated.UTC().Format("2006-01-02T15:04:05.000000000")
-}
-
-func browseRow(e *Entry, langs Languages) BrowseRow {
+// browseRowOf is the row of a record in an account of langs.
+func browseRowOf(e *Entry, langs Languages) BrowseRow {
 	c := e.Record.Common()
 	row := BrowseRow{ID: e.Record.RecordID(), Titles: map[string]string{}, Published: c.Published.Value, Updated: e.Updated}
-	if c.Title != nil {
-		for l, t := range *c.Title {
-			if t != "" {
-				row.Titles[l] = t
-			}
+	for lang, t := range *c.Title {
+		if t != "" {
+			row.Titles[lang] = t
 		}
 	}
-	for _, l := range langs.All {
-		if row.Titles[l] == "" {
-			row.Missing = append(row.Missing, l)
+	for _, lang := range langs.All {
+		if row.Titles[lang] == "" {
+			row.Missing = append(row.Missing, lang)
 		}
 	}
 	if r, ok := e.Record.(*Resource); ok {
 		row.Type = r.ResourceType.Value
-		if r.ResourceCategories.Valid && len(r.ResourceCategories.Value) > 0 {
+		if len(r.ResourceCategories.Value) > 0 {
 			row.Category = r.ResourceCategories.Value[0]
 		}
 	}
 	return row
 }
 
-func hasCategory(rec Record, cat string) bool {
-	r, ok := rec.(*Resource)
-	return ok && r.ResourceCategories.Valid && slices.Contains(r.ResourceCategories.Value, cat)
-}
-
-// foldText folds case, width and accents: NFKD, combining marks dropped,
-// case folded.
-func foldText(s string) string {
-	s = width.Fold.String(norm.NFKD.String(s))
-	var b strings.Builder
-	for _, r := range s {
-		if !unicode.Is(unicode.Mn, r) {
-			b.WriteRune(r)
-		}
-	}
-	return cases.Fold().String(b.String())
-}
-
-// splitWords splits folded text into words of letters and digits.
-func splitWords(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-}
-
-func searchWords(q string) []string { return splitWords(foldText(q)) }
-
-// matchesWords reports whether every word is a prefix of a word of the
-// row's id (whole or by its parts) or of one of its titles.
-func matchesWords(words []string, row BrowseRow) bool {
-	id := foldText(row.ID)
-	have := append([]string{id}, splitWords(id)...)
-	for _, t := range row.Titles {
-		have = append(have, splitWords(foldText(t))...)
-	}
-	for _, w := range words {
-		if !slices.ContainsFunc(have, func(h string) bool { return strings.HasPrefix(h, w) }) {
-			return false
-		}
-	}
-	return true
-}
+// maxFacets is the most values Facets gives of each.
+const maxFacets = 500
 
 // Facets returns the distinct resourceType values and category ids of the
-// Resources of the principal's account in ctx, sorted, for filters. Other
-// kinds have none. Errors: CodeUnauthorized, CodeForbidden.
+// Resources of the principal's account in ctx, sorted (byte order), at
+// most 500 of each, for the filters of a list, from the index (one look-up
+// a value). Other kinds have none. Errors: CodeUnauthorized,
+// CodeForbidden.
 func (s *Service) Facets(ctx context.Context, kind Kind) (types, categories []string, err error) {
 	pr, err := s.caller(ctx, kind, ActionRead)
 	if err != nil || kind != KindResource {
 		return nil, nil, err
 	}
-	ts, cs := map[string]bool{}, map[string]bool{}
-	for e, err := range s.store.ListRecords(ctx, ListParams{Account: pr.Account, Kind: kind, Published: PublishedAny}) {
+	values := func(r TermRange) ([]string, error) {
+		terms, err := s.store.TermValues(ctx, pr.Account, kind, r, maxFacets)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		r := e.Record.(*Resource)
-		if r.ResourceType.Value != "" {
-			ts[r.ResourceType.Value] = true
+		out := make([]string, len(terms))
+		for i, t := range terms {
+			out[i] = TermValue(t)
 		}
-		if r.ResourceCategories.Valid {
-			for _, c := range r.ResourceCategories.Value {
-				cs[c] = true
-			}
-		}
+		return out, nil
 	}
-	return sortedKeys(ts), sortedKeys(cs), nil
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+	if types, err = values(TypeTerms()); err != nil {
+		return nil, nil, err
 	}
-	slices.Sort(out)
-	return out
+	if categories, err = values(CategoryTerms()); err != nil {
+		return nil, nil, err
+	}
+	return types, categories, nil
 }

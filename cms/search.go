@@ -27,8 +27,11 @@ import (
 //	u:              not published
 //
 // The m: terms depend on the account's languages (MissingTerms): the
-// store adds them on every write that rewrites the terms, and when the
-// account gains a language.
+// store adds them to a record's own terms, and to every record's when
+// the account gains a language. A store keeps a record's own terms (all
+// but the m: ones) also as one string beside it (JoinTerms), to test a
+// record read for a term without another look-up, and to know what to
+// delete when they change.
 const (
 	termWord        = "w:"
 	termTitle       = "t:"
@@ -59,6 +62,45 @@ const (
 // terms in byte order.
 type TermRange struct {
 	From, To string
+}
+
+// Own reports whether the terms of r are a record's own terms, which its
+// document decides (RecordIndex.Terms, JoinTerms), not the m: terms of
+// the account's languages.
+func (r TermRange) Own() bool { return !strings.HasPrefix(r.From, termMissing) }
+
+// TermSeparator separates the terms in JoinTerms: no term holds it.
+const TermSeparator = "\x1f"
+
+// JoinTerms is terms as one string: each term after a TermSeparator, and
+// one at the end ("\x1fw:lake\x1fy:LAKE\x1f"; "" for none). A term of
+// the string starts with a prefix p exactly when the string holds
+// TermSeparator + p; it is term t when it holds TermSeparator + t +
+// TermSeparator (TermNeedle).
+func JoinTerms(terms []string) string {
+	if len(terms) == 0 {
+		return ""
+	}
+	return TermSeparator + strings.Join(terms, TermSeparator) + TermSeparator
+}
+
+// SplitTerms is the terms of a JoinTerms string.
+func SplitTerms(s string) []string {
+	s = strings.Trim(s, TermSeparator)
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, TermSeparator)
+}
+
+// TermNeedle is what a JoinTerms string holds when it holds a term of r:
+// the separator and the prefix, or the separator, the term and the
+// separator.
+func (r TermRange) TermNeedle() string {
+	if r.Exact() {
+		return TermSeparator + r.From + TermSeparator
+	}
+	return TermSeparator + r.From // a prefix's range (every range but one term's)
 }
 
 // Exact reports whether the range is one term.
@@ -210,16 +252,23 @@ func indexTerms(rec Record) []string {
 		set[termUnpublished] = true
 	}
 	if r, ok := rec.(*Resource); ok {
-		if t := r.ResourceType.Value; t != "" && utf8.RuneCountInString(t) <= maxTermValue {
+		if t := r.ResourceType.Value; indexable(t) {
 			set[termType+t] = true
 		}
 		for _, cat := range r.ResourceCategories.Value {
-			if cat != "" && utf8.RuneCountInString(cat) <= maxTermValue {
+			if indexable(cat) {
 				set[termCategory+cat] = true
 			}
 		}
 	}
 	return slices.Sorted(maps.Keys(set))
+}
+
+// indexable reports whether a type or category is indexed: not empty,
+// at most maxTermValue characters, no control character (the separator
+// of JoinTerms is one).
+func indexable(v string) bool {
+	return v != "" && utf8.RuneCountInString(v) <= maxTermValue && !strings.ContainsFunc(v, unicode.IsControl)
 }
 
 // titledLangs are the languages terms hold a title sort key of.

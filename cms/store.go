@@ -234,6 +234,16 @@ type RecordStore interface {
 	// Outside a transaction, or where write transactions run one at a time
 	// (SQLite), it does nothing.
 	LockAlias(ctx context.Context, account string, kind Kind, lang, base string) error
+	// BrowseRecords returns the records q selects, at most q.Limit, in
+	// q's order from after q.After (BrowseQuery). The store answers from
+	// its indexes: a filter held by few records gives the candidates,
+	// read by key; otherwise the order's own index drives, each record
+	// read tested for the filters.
+	BrowseRecords(ctx context.Context, q BrowseQuery) ([]*Entry, error)
+	// TermValues returns the distinct index terms in r that records of
+	// kind hold, in byte order, at most limit: one look-up of the terms'
+	// key a value, however many records share it.
+	TermValues(ctx context.Context, account string, kind Kind, r TermRange, limit int) ([]string, error)
 	// Referrers lists every reference to id made by other records'
 	// documents whose target (Reference.ToKind) is one of targets, in
 	// (kind, id, field) order. The references to a record of kind K are
@@ -241,6 +251,44 @@ type RecordStore interface {
 	// answers to. Assignments are not references: read them with
 	// AssignmentStore.
 	Referrers(ctx context.Context, account string, targets []string, id string) ([]Reference, error)
+}
+
+// BrowseQuery selects a page of the records BrowseRecords returns, in
+// one of the orders of the admin's lists. Ties of a sort key are broken
+// by id; Desc reverses both.
+type BrowseQuery struct {
+	// Account and Kind are the records listed: always both.
+	Account string
+	Kind    Kind
+	// Sort is the order: BrowseID, BrowseUpdated (Entry.Updated, then
+	// id) or BrowseTitle, the records with a title in TitleLang by its
+	// sort key (TitleSortKey), or, with Untitled, the records without a
+	// title in TitleLang (one of the account's languages) by id.
+	Sort      BrowseSort
+	TitleLang string
+	Untitled  bool
+	Desc      bool
+	// After, when set, keeps the records after it in the order.
+	After *BrowseKey
+	// Limit is the most records returned (above 0).
+	Limit int
+	// Published filters by the published flag.
+	Published Published
+	// MapID, when set, keeps Resources assigned to that Map in either role.
+	MapID string
+	// Terms keeps the records holding a term in each range, as
+	// ListParams.Terms: a search's words, a type, a category, a language
+	// without a title.
+	Terms []TermRange
+}
+
+// BrowseKey is a position in the order of a BrowseQuery: the record of
+// id, with its sort key (Title for BrowseTitle, Updated for
+// BrowseUpdated).
+type BrowseKey struct {
+	ID      string
+	Title   string
+	Updated time.Time
 }
 
 // AliasNumberParams selects the aliases AliasNumbers reads.

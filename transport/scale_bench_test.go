@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"github.com/bwcms/cms/adapters/sqlite"
 	"github.com/bwcms/cms/cms"
 	"github.com/bwcms/cms/internal/scale"
+	"github.com/bwcms/cms/internal/testenv"
 )
 
 // BenchmarkScale runs each record operation through the handler on a
@@ -182,6 +184,43 @@ func (f *scaleFixture) expectCount(b *testing.B, path string, want int) {
 	}
 }
 
+// admin is a context of the account's administrator, for the service.
+func (f *scaleFixture) admin(b *testing.B) context.Context {
+	return cms.WithPrincipal(b.Context(), cms.Principal{Account: "acme", User: "admin", Perms: []string{"*"},
+		Langs: testenv.Langs("en", "it", "de")})
+}
+
+// browseOp measures a page of 50 of p (every published flag); deep, a
+// page half-way down the list, whose cursor a walk finds first.
+func (f *scaleFixture) browseOp(name string, p cms.BrowseParams, deep bool) scaleOp {
+	return scaleOp{name, func(b *testing.B) {
+		ctx := f.admin(b)
+		p.Published, p.Limit = cms.PublishedAny, 50
+		if deep {
+			walk := p
+			walk.Limit = cms.MaxBrowseLimit
+			for seen := 0; seen < f.n/2; {
+				page, err := f.e.svc.Browse(ctx, cms.KindResource, walk)
+				if err != nil || page.Next == "" {
+					b.Fatalf("%+v: %d rows, %v", walk, seen, err)
+				}
+				seen += len(page.Rows)
+				walk.Cursor = page.Next
+			}
+			p.Cursor = walk.Cursor
+		}
+		if page, err := f.e.svc.Browse(ctx, cms.KindResource, p); err != nil || len(page.Rows) != 50 {
+			b.Fatalf("%+v: %d rows, %v", p, len(page.Rows), err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := f.e.svc.Browse(ctx, cms.KindResource, p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}}
+}
+
 // rarePrefix is the id of Resource i without its last two digits: a
 // search word of the 100 Resources around it.
 func (f *scaleFixture) rarePrefix(i int) string {
@@ -299,6 +338,35 @@ func (f *scaleFixture) ops() []scaleOp {
 			b.ReportAllocs()
 			for b.Loop() {
 				serve(b, h, newRequest("GET", api+"resource?search=s&bbox="+set.Box(f.rng.IntN(set.Boxes())), "", tok), http.StatusOK)
+			}
+		}},
+		// The admin's lists (cms.Service.Browse), a page of 50: each
+		// order's first page and one half-way down (its cursor found
+		// by walking there before the timing); filters held by every
+		// Resource (the order's index drives, each record tested) and by
+		// a hundred (their candidates).
+		f.browseOp("browse-updated", cms.BrowseParams{Sort: cms.BrowseUpdated, Desc: true}, false),
+		f.browseOp("browse-updated-deep", cms.BrowseParams{Sort: cms.BrowseUpdated, Desc: true}, true),
+		f.browseOp("browse-id", cms.BrowseParams{Sort: cms.BrowseID}, false),
+		f.browseOp("browse-id-deep", cms.BrowseParams{Sort: cms.BrowseID, Desc: true}, true),
+		f.browseOp("browse-title", cms.BrowseParams{Sort: cms.BrowseTitle}, false),
+		f.browseOp("browse-title-deep", cms.BrowseParams{Sort: cms.BrowseTitle, Desc: true}, true),
+		f.browseOp("browse-title-untitled", cms.BrowseParams{Sort: cms.BrowseTitle, TitleLang: "it"}, true),
+		f.browseOp("browse-type", cms.BrowseParams{Sort: cms.BrowseUpdated, Desc: true, Type: "TRACK"}, false),
+		f.browseOp("browse-missing-title", cms.BrowseParams{Sort: cms.BrowseTitle, MissingLang: "de"}, true),
+		f.browseOp("browse-map", cms.BrowseParams{Sort: cms.BrowseUpdated, Desc: true, MapID: set.MapID(3)}, false),
+		f.browseOp("browse-search-letter", cms.BrowseParams{Sort: cms.BrowseTitle, Search: "s"}, false),
+		f.browseOp("browse-search-rare", cms.BrowseParams{Sort: cms.BrowseUpdated, Desc: true, Search: f.rarePrefix(n / 2)}, false),
+		{"facets", func(b *testing.B) {
+			ctx := f.admin(b)
+			if types, cats, err := f.e.svc.Facets(ctx, cms.KindResource); err != nil || len(types) != 1 || len(cats) != 2 {
+				b.Fatalf("facets: %v %v %v", types, cats, err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := f.e.svc.Facets(ctx, cms.KindResource); err != nil {
+					b.Fatal(err)
+				}
 			}
 		}},
 		{"map-read", func(b *testing.B) {

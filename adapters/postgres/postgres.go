@@ -225,6 +225,7 @@ func open(ctx context.Context, sqldb *sql.DB, schema string, named bool, o Optio
 		ReferLock:  "FOR KEY SHARE",
 		DeleteLock: "FOR UPDATE",
 		ShareLock:  "FOR SHARE",
+		InStr:      "strpos",
 		// Advisory locks are the database's, not the schema's: every key
 		// names the schema (current_schema(): the one the search_path
 		// names, which Open creates), so two deployments in one database

@@ -272,20 +272,26 @@ func TestAliasNormalFormMigration(t *testing.T) {
 
 func TestUpgradeFillsTerms(t *testing.T) {
 	t.Parallel()
-	dsn := pgtest.DSN(t)
 	sub, _ := fs.Sub(migrations, "migrations")
-	before, err := bunstoretest.MigrationsBefore(sub, "20261127000019")
-	if err != nil {
-		t.Fatal(err)
-	}
-	open := func(o *Options) func() cms.Store {
-		return func() cms.Store {
-			s, err := Open(t.Context(), dsn, o)
+	// From before the terms table, and from before the terms column.
+	for _, first := range []string{"20261127000019", "20261127000021"} {
+		t.Run(first, func(t *testing.T) {
+			t.Parallel()
+			dsn := pgtest.DSN(t)
+			before, err := bunstoretest.MigrationsBefore(sub, first)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return s
-		}
+			open := func(o *Options) func() cms.Store {
+				return func() cms.Store {
+					s, err := Open(t.Context(), dsn, o)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return s
+				}
+			}
+			bunstoretest.UpgradeFillsTerms(t, open(&Options{MaxConns: 4, migrations: firstMigrations(t, before)}), open(&Options{MaxConns: 4}))
+		})
 	}
-	bunstoretest.UpgradeFillsTerms(t, open(&Options{MaxConns: 4, migrations: firstMigrations(t, before)}), open(&Options{MaxConns: 4}))
 }

@@ -136,6 +136,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		Features:     cms.Features{Name: "sqlite"},
 		Translate:    func(err error) error { return translate(err, room) },
 		NamesIndexes: true,
+		InStr:        "instr",
 		// One writer, whose statements take microseconds: watching the
 		// caller's context would cost more than the statements.
 		DetachTxStatements: true,

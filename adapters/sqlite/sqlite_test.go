@@ -395,20 +395,26 @@ func TestAliasNormalFormMigration(t *testing.T) {
 
 func TestUpgradeFillsTerms(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "cms.db")
 	sub, _ := fs.Sub(migrations, "migrations")
-	before, err := bunstoretest.MigrationsBefore(sub, "20261127000019")
-	if err != nil {
-		t.Fatal(err)
-	}
-	open := func(o *Options) func() cms.Store {
-		return func() cms.Store {
-			s, err := Open(t.Context(), path, o)
+	// From before the terms table, and from before the terms column.
+	for _, first := range []string{"20261127000019", "20261127000021"} {
+		t.Run(first, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "cms.db")
+			before, err := bunstoretest.MigrationsBefore(sub, first)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return s
-		}
+			open := func(o *Options) func() cms.Store {
+				return func() cms.Store {
+					s, err := Open(t.Context(), path, o)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return s
+				}
+			}
+			bunstoretest.UpgradeFillsTerms(t, open(&Options{migrations: firstMigrations(t, before)}), open(nil))
+		})
 	}
-	bunstoretest.UpgradeFillsTerms(t, open(&Options{migrations: firstMigrations(t, before)}), open(nil))
 }

@@ -57,4 +57,5 @@ func Run(t *testing.T, open func(t *testing.T) cms.Store) {
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, open) })
 	t.Run("Batches", func(t *testing.T) { testBatches(t, open) })
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
+	t.Run("Browse", func(t *testing.T) { testBrowse(t, open) })
 }

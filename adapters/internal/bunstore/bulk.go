@@ -26,7 +26,7 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 	// every record that may have a row, but those whose stored index
 	// already holds what they have (Entry.Indexed).
 	var staleAliases, staleRefs []string
-	records := make([]any, 0, 10*len(entries))
+	records := make([]any, 0, 11*len(entries))
 	var aliases, refs []any
 	var terms termWrites
 	byLang := map[string]map[string]bool{} // lang -> aliases of the set
@@ -57,6 +57,9 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 		}
 		records = append(records, account, kind, id, ix.Published, micros(e.Updated), lat, lon,
 			e.StatsAccess, nullMicros(e.StatsLastAccess), docs[i])
+		if !s.opts.noTerms {
+			records = append(records, cms.JoinTerms(ix.Terms))
+		}
 		for _, lang := range sortedKeys(ix.Aliases) {
 			alias := ix.Aliases[lang]
 			if byLang[lang] == nil {
@@ -110,10 +113,18 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 // caller's transaction run again sees.
 func (s *Store) putRecords(ctx context.Context, account, kind string, staleAliases, staleRefs []string, records, aliases, refs []any,
 	terms *termWrites) error {
-	if err := s.insertRows(ctx, "INSERT INTO records ("+recordColumns+") VALUES ", 10, records,
+	// The terms stored go before the write replaces them.
+	if err := s.readTerms(ctx, account, kind, terms); err != nil {
+		return err
+	}
+	columns, n, update := recordColumns, 10, ""
+	if !s.opts.noTerms {
+		columns, n, update = recordColumns+", terms", 11, ", terms = EXCLUDED.terms"
+	}
+	if err := s.insertRows(ctx, "INSERT INTO records ("+columns+") VALUES ", n, records,
 		" ON CONFLICT (account, kind, id) DO UPDATE SET published = EXCLUDED.published, "+
 			"updated_at = EXCLUDED.updated_at, lat = EXCLUDED.lat, lon = EXCLUDED.lon, "+
-			"stats_access = EXCLUDED.stats_access, stats_last_access = EXCLUDED.stats_last_access, doc = EXCLUDED.doc"); err != nil {
+			"stats_access = EXCLUDED.stats_access, stats_last_access = EXCLUDED.stats_last_access, doc = EXCLUDED.doc"+update); err != nil {
 		return err
 	}
 	if len(staleAliases) > 0 {

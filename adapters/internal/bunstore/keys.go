@@ -18,7 +18,6 @@ const (
 	refsToKey      = "account || '/' || to_id"               // refs_to
 	mapKey         = "account || '/' || map_id"              // assignments_map_pos
 	resourceKey    = "account || '/' || resource_id"         // assignments_resource
-	termsRecordKey = "account || '/' || kind || '/' || id"   // terms_record
 )
 
 // keyOf is the value of a '/'-joined key expression.

@@ -97,8 +97,9 @@ func (s *Store) Migrate(ctx context.Context, o MigrateOptions) error {
 		}
 		// No statement bound: a migration takes as long as it takes.
 		txStore := &Store{opts: s.opts, docs: s.docs, write: tx.Tx, read: tx.Tx, inTx: true, texts: s.texts}
-		// Records written by the migrations before the terms table (an
-		// alias repair) get their terms from the one that fills them.
+		// Records written by the migrations before the terms table and
+		// column (an alias repair) get their terms from the ones that
+		// fill them.
 		s.opts.noTerms = !slices.Contains(applied, termsMigration)
 		for _, st := range steps {
 			if slices.Contains(applied, st.name) {
@@ -296,7 +297,10 @@ func DataMigrations() []DataMigration {
 			Up: func(ctx context.Context, tx *Store) error { return tx.aliasCharacters(ctx) }},
 		// The index terms of the records stored before the terms table.
 		{Name: "20261127000020", Comment: "search_terms",
-			Up: func(ctx context.Context, tx *Store) error { return tx.fillTerms(ctx) }}}
+			Up: func(ctx context.Context, tx *Store) error { return tx.fillTermRows(ctx) }},
+		// Their own terms in the records' terms column (migration 21).
+		{Name: "20261127000022", Comment: "terms_column",
+			Up: func(ctx context.Context, tx *Store) error { return tx.fillTermColumn(ctx) }}}
 }
 
 // DataMigrations are the store's migrations in Go (DataMigrations).

@@ -346,7 +346,7 @@ func (s *Store) listFilters(p cms.ListParams, where []string, args []any) ([]str
 		}
 		args = append(args, b.MinLon, b.MaxLon)
 	}
-	return s.termFilters(p.Account, p.Kind, p.Terms, where, args)
+	return s.termFilters(p.Terms, where, args)
 }
 
 // listQuery is ListQuery; inline leaves out documents larger than
@@ -392,6 +392,8 @@ func (s *Store) listQuery(p cms.ListParams, after string, n int, inline bool) (s
 	if after != "" && p.MapID == "" {
 		where = append(where, "id > ?")
 		args = append(args, after)
+	} else if p.MapID == "" && p.BBox == nil && p.UpdatedSince.IsZero() {
+		where = append(where, firstID)
 	}
 	where, args = s.listFilters(p, where, args)
 	args = append(args, n)
@@ -402,6 +404,14 @@ func (s *Store) listQuery(p cms.ListParams, after string, n int, inline bool) (s
 	return "SELECT " + selection + " FROM " + from + " WHERE " + strings.Join(where, " AND ") +
 		" ORDER BY " + order + " LIMIT ?", args
 }
+
+// firstID is the condition of a walk of a kind's key in id order from
+// its start: true of every id, but a range of the key's last column.
+// Without it a PostgreSQL planner without statistics rates the kind's
+// (account, kind) prefix as a few rows, and may read them all through a
+// bitmap and sort them (57 ms for a page of 100,000 Resources) rather than
+// walk the key for a page.
+const firstID = "id >= ''"
 
 // selectRecords is "SELECT ... FROM table" of records of kind.
 func (s *Store) selectRecords(kind cms.Kind, table string) string {
@@ -472,6 +482,9 @@ type refRow struct {
 // DeleteRecord implements cms.Store.
 func (s *Store) DeleteRecord(ctx context.Context, account string, kind cms.Kind, id string) error {
 	return s.tx(ctx, func(s *Store) error {
+		if err := s.deleteRecordTerms(ctx, account, kind, id); err != nil {
+			return err
+		}
 		n, err := s.exec(ctx, "DELETE FROM records WHERE account = ? AND kind = ? AND id = ?", account, string(kind), id)
 		if err != nil {
 			return err
@@ -485,12 +498,6 @@ func (s *Store) DeleteRecord(ctx context.Context, account string, kind cms.Kind,
 		}
 		if _, err := s.exec(ctx, "DELETE FROM refs WHERE account = ? AND from_kind = ? AND from_id = ?", account, string(kind), id); err != nil {
 			return err
-		}
-		if !s.opts.noTerms {
-			if _, err := s.exec(ctx, "DELETE FROM "+s.indexed("terms", "terms_record")+" WHERE "+termsRecordKey+" = ?",
-				keyOf(account, string(kind), id)); err != nil {
-				return err
-			}
 		}
 		switch kind {
 		case cms.KindResource:

@@ -2,6 +2,7 @@ package bunstore
 
 import (
 	"context"
+	"database/sql"
 	"slices"
 	"strings"
 
@@ -48,11 +49,14 @@ func (s *Store) termCandidates(ctx context.Context, account string, kind cms.Kin
 // order.
 func (s *Store) termIDs(ctx context.Context, account string, kind cms.Kind, r cms.TermRange, limit int) ([]string, error) {
 	query, args := s.TermQuery(account, kind, r, limit)
-	var ids []string
-	if err := s.scan(ctx, s.read, &ids, query, args...); err != nil {
-		return nil, s.fail(err)
-	}
-	return ids, nil
+	ids := make([]string, 0, 64)
+	err := s.queryEach(ctx, s.read, query, args, func(rows *sql.Rows) error {
+		var id string
+		err := rows.Scan(&id)
+		ids = append(ids, id)
+		return err
+	})
+	return ids, err
 }
 
 // TermQuery returns the query of termIDs: the ids of at most limit terms
@@ -64,19 +68,22 @@ func (s *Store) TermQuery(account string, kind cms.Kind, r cms.TermRange, limit 
 }
 
 // termFilters appends to where (and args) one condition a range of
-// ranges: the record read as records holds a term in it, looked up in
-// the record's own terms (terms_record, whose key is the record's whole
-// key: no statement can use it for more than one record). The condition
-// is a scalar sub-select, not EXISTS: PostgreSQL may turn an EXISTS into
-// a join that reads every term of the range (a hash of the whole range
-// for a page of 50), never a sub-select with a LIMIT, which it runs for
-// each record the list reads.
-func (s *Store) termFilters(account string, kind cms.Kind, ranges []cms.TermRange, where []string, args []any) ([]string, []any) {
+// ranges on the record read as records: its own terms tested in its
+// terms column (cms.JoinTerms), with no other look-up; a missing term
+// (not its own) looked up on the terms key.
+func (s *Store) termFilters(ranges []cms.TermRange, where []string, args []any) ([]string, []any) {
 	for _, r := range ranges {
-		cond, rargs := termCondition(r)
-		where = append(where, "(SELECT true FROM "+s.indexed("terms", "terms_record")+" WHERE "+termsRecordKey+
-			" = ? || records.id AND "+cond+" LIMIT 1)")
-		args = append(append(args, keyOf(account, string(kind), "")), rargs...)
+		if r.Own() {
+			where = append(where, s.opts.InStr+"(records.terms, ?) > 0")
+			args = append(args, r.TermNeedle())
+			continue
+		}
+		// A sub-select, not EXISTS: PostgreSQL may turn an EXISTS into a
+		// join that reads every row of the term, never a sub-select it
+		// runs for each record read.
+		where = append(where, "(SELECT true FROM terms WHERE terms.account = records.account AND terms.kind = records.kind "+
+			"AND terms.term = ? AND terms.id = records.id)")
+		args = append(args, r.From)
 	}
 	return where, args
 }

@@ -127,6 +127,10 @@ type Options struct {
 	// Trace, when set, is given every statement run through exec and
 	// scan, with its arguments, before it runs (plan tests collect them).
 	Trace func(query string, args []any)
+	// InStr is the function that gives the position of its second
+	// argument in its first (1-based), 0 when absent: instr on SQLite,
+	// strpos on PostgreSQL.
+	InStr string
 	// ShareLock is appended to the read of an account's languages by a
 	// write of index terms inside a transaction ("FOR SHARE" on
 	// PostgreSQL): UpdateAccount, which changes them and adds or removes
@@ -402,6 +406,37 @@ func (s *Store) scan(ctx context.Context, c conn, dest any, query string, args .
 		return s.failBound(ctx, sctx, err)
 	}
 	return nil
+}
+
+// queryEach runs a query on c and calls fn for each row, which fn scans
+// by position: bun's scan by struct tags costs more than a statement of
+// small rows.
+func (s *Store) queryEach(ctx context.Context, c conn, query string, args []any, fn func(*sql.Rows) error) error {
+	ctx = s.stmtContext(ctx)
+	c, release, err := s.acquire(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if s.opts.Trace != nil {
+		s.opts.Trace(query, args)
+	}
+	sctx, cancel := s.bound(ctx)
+	defer cancel()
+	rows, err := c.QueryContext(sctx, s.text(query), args...)
+	if err != nil {
+		return s.failBound(ctx, sctx, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return s.failBound(ctx, sctx, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return s.failBound(ctx, sctx, err)
+	}
+	return s.failBound(ctx, sctx, rows.Close())
 }
 
 // text returns query with the placeholders the driver wants.

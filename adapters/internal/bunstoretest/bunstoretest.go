@@ -163,9 +163,11 @@ func FillNumberedAliases(t *testing.T, s *bunstore.Store, n int) {
 	}
 }
 
-// FillAssigned stores n Resources of account "a" (r00000, r00001, ...),
-// nine in ten published, each naming the next as a POI, updated a second
-// apart until now, and each assigned to two of 20 Maps (m00 ... m19) from
+// FillAssigned stores n Resources of account "a" (r00000, r00001, ...,
+// the account's languages English and Italian), nine in ten published,
+// two in three with a title, half POIs, each naming the next as a POI,
+// updated a second apart until now, and each assigned to two of 20 Maps
+// (m00 ... m19) from
 // the Resource's side, with the Maps, in a few statements, beside 2,000
 // finished batches: a database of a real shape for a query plan.
 // Statistics are left as they are.
@@ -181,9 +183,23 @@ func FillAssigned(t *testing.T, s *bunstore.Store, n int) {
 	for i := range n {
 		id := fmt.Sprintf("r%05d", i)
 		// Most published, each naming another as a POI (a reference).
-		resources = append(resources, &cms.Entry{Account: "a", Updated: now.Add(-time.Duration(n-i) * time.Second),
-			Record: &cms.Resource{ID: id, Published: cms.Some(i%10 != 0), URLAlias: cms.Langs[string]{"en": "/" + id},
-				POIResourceIDs: cms.NullOf([]string{fmt.Sprintf("r%05d", (i+1)%n)})}})
+		// Two in three with a title in English, none in Italian; half
+		// POIs, a few of a rare type; a category in three.
+		rec := &cms.Resource{ID: id, Published: cms.Some(i%10 != 0), URLAlias: cms.Langs[string]{"en": "/" + id},
+			POIResourceIDs: cms.NullOf([]string{fmt.Sprintf("r%05d", (i+1)%n)})}
+		if i%3 != 0 {
+			rec.Title = cms.Langs[string]{"en": fmt.Sprintf("Lake %d", i%500)}
+		}
+		switch {
+		case i%2 == 0:
+			rec.ResourceType = cms.Some("POI")
+		case i%301 == 1:
+			rec.ResourceType = cms.Some("RARE")
+		}
+		if i%3 == 1 {
+			rec.ResourceCategories = cms.NullOf([]string{"water"})
+		}
+		resources = append(resources, &cms.Entry{Account: "a", Updated: now.Add(-time.Duration(n-i) * time.Second), Record: rec, New: true})
 		lists = append(lists, cms.AssignmentList{Owner: id, Role: cms.RolePrimary,
 			IDs: []string{fmt.Sprintf("m%02d", i%20), fmt.Sprintf("m%02d", (i+7)%20)}})
 	}
@@ -200,6 +216,10 @@ func FillAssigned(t *testing.T, s *bunstore.Store, n int) {
 		batchArgs = append(batchArgs, fmt.Sprintf("old-%04d", i), "a", string(cms.KindResource), []byte{}, 1, string(cms.BatchDone), at, at)
 	}
 	if _, err := s.Write().NewRaw(batches.String(), batchArgs...).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	langs, _ := cms.NewLanguages("en", "en", "it")
+	if err := s.CreateAccount(ctx, cms.Account{ID: "a", Langs: langs}); err != nil {
 		t.Fatal(err)
 	}
 	err := s.WithTx(ctx, func(tx cms.Store) error {
@@ -234,7 +254,7 @@ func RunOperations(t *testing.T, s cms.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	en, _ := cms.NewLanguages("en")
+	en, _ := cms.NewLanguages("en", "en", "it") // the account's, as FillAssigned makes it
 	ctx := cms.WithPrincipal(t.Context(), cms.Principal{Account: "a", User: "u", Perms: []string{"*"}, Langs: en})
 	upsert := func(kind cms.Kind, body string) {
 		t.Helper()
@@ -290,6 +310,48 @@ func RunOperations(t *testing.T, s cms.Store) {
 				t.Fatal(err)
 			}
 		}
+	}
+	// The admin's lists: each order, its first page, the next and the
+	// one before, alone and with filters held by many records (the
+	// order's index drives) and by few (their candidates).
+	for _, p := range []cms.BrowseParams{
+		{Sort: cms.BrowseUpdated, Desc: true},
+		{Sort: cms.BrowseID},
+		{Sort: cms.BrowseTitle},
+		{Sort: cms.BrowseTitle, Desc: true, TitleLang: "it"},
+		{Sort: cms.BrowseUpdated, Type: "POI", MissingLang: "it", Search: "lake"},
+		{Sort: cms.BrowseID, Category: "water", Published: cms.PublishedOnly},
+		{Sort: cms.BrowseTitle, MapID: "m03"},
+		{Sort: cms.BrowseUpdated, Type: "RARE"},
+		{Sort: cms.BrowseTitle, Search: "r001"},
+		{Sort: cms.BrowseID, Published: cms.UnpublishedOnly},
+	} {
+		if p.Published == 0 {
+			p.Published = cms.PublishedAny
+		}
+		p.Limit = 20
+		first, err := svc.Browse(ctx, cms.KindResource, p)
+		if err != nil {
+			t.Fatalf("Browse %+v: %v", p, err)
+		}
+		for _, cursor := range []string{first.Next} {
+			if cursor == "" {
+				continue
+			}
+			p.Cursor = cursor
+			next, err := svc.Browse(ctx, cms.KindResource, p)
+			if err != nil {
+				t.Fatalf("Browse %+v: %v", p, err)
+			}
+			if p.Cursor = next.Prev; p.Cursor != "" {
+				if _, err := svc.Browse(ctx, cms.KindResource, p); err != nil {
+					t.Fatalf("Browse %+v: %v", p, err)
+				}
+			}
+		}
+	}
+	if _, _, err := svc.Facets(ctx, cms.KindResource); err != nil {
+		t.Fatal(err)
 	}
 }
 
