@@ -364,8 +364,7 @@ func (h *editor) save(w http.ResponseWriter, r *http.Request, fc *formCtx) {
 		id = fc.st.get("id")
 		if id != "" {
 			if _, err := h.readRecord(ctx, fc.ks, fc.kind, id); err == nil {
-				h.showForm(w, r, http.StatusConflict, fc, nil, []cms.Problem{{Kind: fc.kind, ID: id, Field: "id",
-					Text: "a " + fc.kind.Title() + " with this id exists already: choose another id, or open that one"}})
+				h.showForm(w, r, http.StatusConflict, fc, nil, []cms.Problem{idTaken(fc.kind, id)})
 				return
 			} else if cms.ErrorCode(err) != cms.CodeNotFound {
 				h.fail(w, r, err)
@@ -390,12 +389,18 @@ func (h *editor) save(w http.ResponseWriter, r *http.Request, fc *formCtx) {
 	if !fc.isNew && ifMatch == "" {
 		ifMatch = `"none"` // a form without its version never overwrites: a conflict
 	}
-	res, err := h.svc.Upsert(ctx, fc.kind, raw, &cms.UpsertOptions{IfMatch: ifMatch})
+	// A new record is made only if its id is still free when it commits:
+	// the look-up above cannot see another editor's create racing it.
+	res, err := h.svc.Upsert(ctx, fc.kind, raw, &cms.UpsertOptions{IfMatch: ifMatch, CreateOnly: fc.isNew})
 	if err != nil {
 		switch e, _ := errors.AsType[*cms.Error](err); cms.ErrorCode(err) {
 		case cms.CodeInvalid:
 			h.showForm(w, r, http.StatusConflict, fc, nil, e.Problems)
 		case cms.CodePrecondition:
+			if fc.isNew {
+				h.showForm(w, r, http.StatusConflict, fc, nil, []cms.Problem{idTaken(fc.kind, id)})
+				return
+			}
 			h.conflict(w, r, fc, sent, "")
 		default:
 			h.fail(w, r, err)
@@ -408,6 +413,12 @@ func (h *editor) save(w http.ResponseWriter, r *http.Request, fc *formCtx) {
 	}
 	h.setFlash(w, r, f)
 	http.Redirect(w, r, h.editURL(fc.kind, res.ID), http.StatusSeeOther)
+}
+
+// idTaken is the problem of a new record whose id another record has.
+func idTaken(kind cms.Kind, id string) cms.Problem {
+	return cms.Problem{Kind: kind, ID: id, Field: "id",
+		Text: "a " + kind.Title() + " with this id exists already: choose another id, or open that one"}
 }
 
 // keepStored sends a stored value back as it is stored when the form's

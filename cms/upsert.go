@@ -54,6 +54,10 @@ type UpsertOptions struct {
 	// with CodePrecondition unless the record still has it ("*": unless
 	// the record exists).
 	IfMatch string
+	// CreateOnly refuses the upsert with CodePrecondition when the record
+	// exists (HTTP's If-None-Match: *): a form making a new record never
+	// merges onto one another editor made meanwhile.
+	CreateOnly bool
 }
 
 // Upsert creates or updates one record of kind from a JSON body, for the
@@ -62,7 +66,8 @@ type UpsertOptions struct {
 // every assignment kept in agreement; a record equal to the stored one is
 // Skipped without a write. Errors: CodeMalformed for a body that is not one
 // strict JSON object; CodeInvalid listing every problem; CodeUnauthorized
-// and CodeForbidden for the caller; CodePrecondition for a stale IfMatch;
+// and CodeForbidden for the caller; CodePrecondition for a stale IfMatch
+// or a CreateOnly record that exists;
 // with deleteElementIrreversibly, those of Delete.
 func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *UpsertOptions) (UpsertResult, error) {
 	p, err := s.caller(ctx, kind, ActionWrite)
@@ -153,7 +158,8 @@ func (s *Service) upsertIn(ctx context.Context, tx upsertStore, p Principal, cod
 	case err != nil:
 		return res, err
 	}
-	if o.IfMatch != "" && (entry == nil || !etagMatches(o.IfMatch, ETag(entry, p.Langs))) {
+	if o.IfMatch != "" && (entry == nil || !etagMatches(o.IfMatch, ETag(entry, p.Langs))) ||
+		o.CreateOnly && entry != nil {
 		return res, errPrecondition()
 	}
 	var merged Record
