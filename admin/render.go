@@ -129,9 +129,16 @@ type errorPage struct {
 	Message string
 }
 
-// renderError answers a page with a message for people. The signed-in
-// user, when there is one, keeps the menu.
+// renderError answers a page with a message for people, or {"fail":...}
+// to a script. The signed-in user, when there is one, keeps the menu.
 func (h *Handler) renderError(w http.ResponseWriter, r *http.Request, status int, message string) {
+	if wantsJSON(r) {
+		// A script's request (the id picker): the same text, as JSON.
+		writeListJSON(w, status, struct {
+			Fail string `json:"fail"`
+		}{message})
+		return
+	}
 	s, _ := sessionFrom(r)
 	h.render(w, r, status, "error", &view{Title: http.StatusText(status), Session: s, Page: errorPage{status, message}})
 }

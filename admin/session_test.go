@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -319,4 +320,19 @@ func TestTwoTabsRefreshingTogetherStaySignedIn(t *testing.T) {
 	e.page(e.get(tab2, "/resource/"), http.StatusOK)
 	e.clock.Advance(transport.AccessTokenLifetime + time.Second)
 	e.page(e.get(tab2, "/"), http.StatusOK)
+}
+
+// TestScriptsGetJSONWhenTheSessionEnded: a script's request (Accept:
+// application/json) without a session gets a 401 in JSON, not the
+// sign-in page's HTML.
+func TestScriptsGetJSONWhenTheSessionEnded(t *testing.T) {
+	e := newEnv(t, envOptions{prefix: "/admin"})
+	req, _ := http.NewRequest(http.MethodGet, e.url("/resource/?q=duomo"), nil)
+	req.Header.Set("Accept", "application/json")
+	res := e.do(e.browser(), req)
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusUnauthorized || res.Header.Get("Content-Type") != "application/json" ||
+		strings.TrimSpace(string(body)) != `{"fail":"Your session has ended. Sign in again."}` {
+		t.Errorf("status %d, %s: %s", res.StatusCode, res.Header.Get("Content-Type"), body)
+	}
 }
