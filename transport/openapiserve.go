@@ -177,6 +177,12 @@ func (h *Handler) servedURL(r *http.Request) string {
 	if h.publicURL != "" {
 		return h.publicURL
 	}
+	return h.requestURL(r)
+}
+
+// requestURL is r's own scheme and host (forwarded ones only from trusted
+// proxies), then BasePath.
+func (h *Handler) requestURL(r *http.Request) string {
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"

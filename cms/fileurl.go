@@ -1,0 +1,99 @@
+package cms
+
+import (
+	"context"
+	"net/url"
+	"strings"
+)
+
+// fileURLsKey holds the url prefixes of the request's own files.
+type fileURLsKey struct{}
+
+// WithFileURLs returns ctx carrying where the service's own file urls
+// start for this request: each prefix "<scheme>://<host><base path>/file/"
+// (the public URL's and the request's own). A record's file field whose
+// URL starts with one of them names one of the service's files, which
+// must exist in the caller's account and be of the field's type. The HTTP
+// layer sets it for every request.
+func WithFileURLs(ctx context.Context, prefixes ...string) context.Context {
+	return context.WithValue(ctx, fileURLsKey{}, prefixes)
+}
+
+// fileURLs returns the prefixes of WithFileURLs.
+func fileURLs(ctx context.Context) []string {
+	p, _ := ctx.Value(fileURLsKey{}).([]string)
+	return p
+}
+
+// FilePath is the path of f's url below the API's base path:
+// "/file/{id}/{slug}.{ext}", the slug made from f.Name without its
+// extension ("file" when empty), ext the extension of f.Type.
+func FilePath(f File) string {
+	name := f.Name
+	if i := strings.LastIndexByte(name, '.'); i > 0 {
+		name = name[:i]
+	}
+	slug := Slug(name)
+	if slug == "" {
+		slug = "file"
+	}
+	return "/file/" + f.ID + "/" + slug + "." + FileExt(f.Type)
+}
+
+// fileIDOf returns the file id a URL's path names when it has the shape
+// of one of the service's file urls (".../file/{id}/{name}"), whatever
+// its host: references are kept by id, so a change of domain loses none.
+func fileIDOf(raw string) (string, bool) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", false
+	}
+	dir, name := pathSplit(u.Path)
+	parent, id := pathSplit(dir)
+	if name == "" || !strings.HasSuffix(parent, "/file") || !IsFileID(id) {
+		return "", false
+	}
+	return id, true
+}
+
+func pathSplit(p string) (dir, last string) {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return "", p
+	}
+	return p[:i], p[i+1:]
+}
+
+// IsFileID reports whether id has the shape of a file id.
+func IsFileID(id string) bool {
+	if len(id) != FileIDLength {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= '2' && c <= '7') {
+			return false
+		}
+	}
+	return true
+}
+
+// FileExt is the extension of a file url for a media type ("" for a type
+// the service does not accept).
+func FileExt(typ string) string {
+	switch typ {
+	case "image/jpeg":
+		return "jpg"
+	case "image/png":
+		return "png"
+	case "image/webp":
+		return "webp"
+	case "application/vnd.google-earth.kml+xml":
+		return "kml"
+	case "application/vnd.google-earth.kmz":
+		return "kmz"
+	case "application/gpx+xml":
+		return "gpx"
+	}
+	return ""
+}
