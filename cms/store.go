@@ -24,6 +24,7 @@ type Store interface {
 	AccountStore
 	TokenStore
 	BatchStore
+	FileStore
 
 	// WithTx runs fn in one transaction: everything fn does through tx
 	// happens, or nothing does (fn's error, or a panic, rolls back). Calls on
