@@ -58,3 +58,9 @@ func (s *Service) OpenFile(ctx context.Context, id, ext string, width int) (*Fil
 func (s *Service) OpenTrack(ctx context.Context, id string) (*FileContent, error) {
 	return nil, errFilesTODO
 }
+
+// FileTotals counts the files of every account and the bytes their
+// originals hold, for metrics.
+func (s *Service) FileTotals(ctx context.Context) (count, bytes int64, err error) {
+	return s.store.FileBytes(ctx, "")
+}

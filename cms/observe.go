@@ -45,3 +45,14 @@ func (s *Service) BatchQueue(ctx context.Context) (BatchQueue, error) {
 func (s *Service) Ready(ctx context.Context) error {
 	return s.store.Ready(ctx)
 }
+
+// FileObserver is an Observer that also hears uploads: the Service calls
+// it when its Options.Observer implements it.
+type FileObserver interface {
+	// FileUploaded reports an upload answered with f: stored, or found
+	// already stored (existing).
+	FileUploaded(f File, existing bool)
+	// UploadRefused reports an upload refused for its content: code is
+	// CodeConflict (not an accepted type, unreadable) or CodeTooLarge.
+	UploadRefused(code Code)
+}
