@@ -2,6 +2,7 @@ package track
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -45,7 +46,7 @@ func Simplify(t *Track, maxPoints int) [][]Point {
 	// Each inner point's importance: the tolerance below which
 	// Douglas-Peucker keeps it (its own distance, capped by the
 	// importance of the split that led to it).
-	imps, ok := importances(segs, proj, workFactor*total(segs))
+	imps, ok := importances(segs, proj, workBudget(total(segs)))
 	if !ok {
 		// A pathological line, on which the method takes quadratic time:
 		// thin it first, so the work stays bounded.
@@ -77,14 +78,15 @@ func Simplify(t *Track, maxPoints int) [][]Point {
 	return out
 }
 
-// The bound on Douglas-Peucker's work: a real track of n points needs a few
-// times n log n point-to-line distances; beyond workFactor times n the line
-// is taken as pathological, thinned to maxThinned points (every k-th, the
-// ends kept) and simplified again, which bounds the worst case.
-const (
-	workFactor = 200
-	maxThinned = 20_000
-)
+// maxThinned is the most points of a pathological line, after thinning.
+const maxThinned = 10_000
+
+// workBudget bounds Douglas-Peucker's work on n points: a real track needs
+// about n log2 n point-to-line distances (100,000 points of a walk take
+// 18 per point); past twice that and more the line is taken as
+// pathological, thinned to maxThinned points (every k-th, the ends kept)
+// and simplified again, which bounds the worst case.
+func workBudget(n int) int { return n * (2*bits.Len(uint(n)) + 16) }
 
 // importances runs importance on each segment, sharing a budget of
 // point-to-line distances; false when the budget ran out.
@@ -149,22 +151,23 @@ func importance(s []Point, proj projection, budget *int) []float64 {
 		if *budget -= sp.b - sp.a - 1; *budget < 0 {
 			return nil
 		}
-		far, d := sp.a+1, -1.0
+		far, d2 := sp.a+1, -1.0
 		mid := (sp.a + sp.b) / 2
 		for k := sp.a + 1; k < sp.b; k++ {
-			dk := segmentDistance(xy[k], xy[sp.a], xy[sp.b])
-			if dk > d || (dk == d && abs(k-mid) < abs(far-mid)) {
-				far, d = k, dk
+			dk := segmentDistance2(xy[k], xy[sp.a], xy[sp.b])
+			if dk > d2 || (dk == d2 && abs(k-mid) < abs(far-mid)) {
+				far, d2 = k, dk
 			}
 		}
-		imp[far] = math.Min(d, sp.cap)
+		imp[far] = math.Min(math.Sqrt(d2), sp.cap)
 		stack = append(stack, span{sp.a, far, imp[far]}, span{far, sp.b, imp[far]})
 	}
 	return imp
 }
 
-// segmentDistance is the distance from p to the segment a-b on the plane.
-func segmentDistance(p, a, b [2]float64) float64 {
+// segmentDistance2 is the square of the distance from p to the segment a-b
+// on the plane.
+func segmentDistance2(p, a, b [2]float64) float64 {
 	dx, dy := b[0]-a[0], b[1]-a[1]
 	px, py := p[0]-a[0], p[1]-a[1]
 	if l := dx*dx + dy*dy; l > 0 {
@@ -172,7 +175,7 @@ func segmentDistance(p, a, b [2]float64) float64 {
 		u = math.Max(0, math.Min(1, u))
 		px, py = px-u*dx, py-u*dy
 	}
-	return math.Hypot(px, py)
+	return px*px + py*py
 }
 
 // projection maps degrees to meters around a reference latitude

@@ -2,10 +2,13 @@ package track
 
 import (
 	"errors"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // readSample parses a file of testdata/ with the parser its extension names.
@@ -53,6 +56,32 @@ func wantFormatError(tb testing.TB, err error, msg string) {
 	if errors.Is(err, ErrTooLarge) {
 		tb.Fatalf("a format error is ErrTooLarge: %v", err)
 	}
+}
+
+// walk makes a realistic track of n points in segs segments: a walker with
+// a drifting heading, 3-8 m steps, receiver noise, a rolling elevation and
+// a time every 4 s.
+func walk(n, segs int) *Track {
+	w := &walker{rnd: rand.New(rand.NewPCG(uint64(n), uint64(segs))), lat: 46.5, lon: 8.0}
+	t0 := time.Date(2024, 7, 1, 6, 0, 0, 0, time.UTC)
+	tr := &Track{Name: "Walk"}
+	per := n / segs
+	for s := 0; s < segs; s++ {
+		k := per
+		if s == segs-1 {
+			k = n - per*(segs-1)
+		}
+		seg := make([]Point, k)
+		for i := range seg {
+			w.step(3 + w.rnd.Float64()*5)
+			j := s*per + i
+			lat, lon := w.noisy()
+			seg[i] = Point{Lat: lat, Lon: lon, Ele: 1500 + 300*math.Sin(float64(j)/3000) + w.rnd.Float64()*4 - 2, HasEle: true,
+				Time: t0.Add(time.Duration(j) * 4 * time.Second)}
+		}
+		tr.Segments = append(tr.Segments, seg)
+	}
+	return tr
 }
 
 func TestTrackPoints(t *testing.T) {
