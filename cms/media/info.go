@@ -60,6 +60,8 @@ var (
 	magicJPEG = []byte{0xFF, 0xD8, 0xFF}
 	magicPNG  = []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'}
 	magicZip  = []byte{'P', 'K', 0x03, 0x04}
+	// An archive without entries starts with its end record.
+	magicEmptyZip = []byte{'P', 'K', 0x05, 0x06}
 )
 
 // sniffLen is how much of the start of a file decides its type.
@@ -96,7 +98,7 @@ func Detect(r io.ReaderAt, size int64, lim Limits) (Info, error) {
 		return detectImage(r, size, lim, PNG)
 	case isWebP(head):
 		return detectImage(r, size, lim, WebP)
-	case bytes.HasPrefix(head, magicZip):
+	case bytes.HasPrefix(head, magicZip), bytes.HasPrefix(head, magicEmptyZip):
 		return detectKMZ(r, size, lim)
 	}
 	return detectXML(r, size, lim, head)

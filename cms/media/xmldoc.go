@@ -30,7 +30,7 @@ func detectXML(r io.ReaderAt, size int64, lim Limits, head []byte) (Info, error)
 	// a file that is too large, and the whole of any other.
 	rec := &recordingReaderAt{r: r}
 	src := io.NewSectionReader(rec, start, min(size, lim.XMLBytes)-start)
-	typ, err := checkXML(src, size-start > lim.XMLBytes, lim, "")
+	typ, err := checkXML(src, size > lim.XMLBytes, lim, "")
 	if rec.err != nil {
 		return Info{}, fmt.Errorf("media: reading the file: %w", rec.err)
 	}
