@@ -28,9 +28,9 @@ func TestBootstrapTogether(t *testing.T) {
 			t.Parallel()
 			failed := 0
 			for round := range rounds {
-				dsn := "sqlite:" + filepath.Join(t.TempDir(), "cms.db")
+				dsn, files := "sqlite:"+filepath.Join(t.TempDir(), "cms.db"), ""
 				if db == "postgres" {
-					dsn = pgtest.DSN(t)
+					dsn, files = pgtest.DSN(t), sharedFiles(t)
 				}
 				clis := make([]*cli, instances)
 				servers := make([]*server, instances)
@@ -38,7 +38,7 @@ func TestBootstrapTogether(t *testing.T) {
 				var wg sync.WaitGroup
 				start := make(chan struct{})
 				for i := range clis {
-					clis[i] = &cli{env: map[string]string{"CMS_DB": dsn}}
+					clis[i] = &cli{env: map[string]string{"CMS_DB": dsn, "CMS_FILES": files}}
 					wg.Go(func() {
 						ctx, cancel := context.WithCancel(context.Background())
 						ready := make(chan string, 1)

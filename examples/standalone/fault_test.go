@@ -42,6 +42,9 @@ func long[T any](short, long T) T {
 type faultDB struct {
 	db   string // the --db value
 	file string // the SQLite file, for integrity_check; "" on PostgreSQL
+	// files is the --files value: a folder of the test's on PostgreSQL,
+	// which requires one; "" on SQLite (the default, beside the file).
+	files string
 }
 
 // eachDB runs fn on a fresh SQLite file and a fresh PostgreSQL schema, in
@@ -54,7 +57,7 @@ func eachDB(t *testing.T, fn func(t *testing.T, d faultDB)) {
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
-		fn(t, faultDB{db: pgtest.DSN(t)})
+		fn(t, faultDB{db: pgtest.DSN(t), files: sharedFiles(t)})
 	})
 }
 
@@ -214,7 +217,7 @@ func TestFaultKillUpserts(t *testing.T) {
 	eachDB(t, func(t *testing.T, d faultDB) {
 		rounds, clients := long(2, 12), long(3, 8)
 		l := newLedger()
-		p := startProc(t, "--db", d.db)
+		p := startProc(t, "--db", d.db, "--files", d.files)
 		for round := range rounds {
 			c := newClient(t, p)
 			ctx, cancel := context.WithCancel(t.Context())
@@ -258,7 +261,7 @@ func TestFaultKillBatch(t *testing.T) {
 	t.Parallel()
 	eachDB(t, func(t *testing.T, d faultDB) {
 		rounds, clients, size, each := long(2, 8), long(2, 3), long(300, 500), long(3, 5)
-		p := startProc(t, "--db", d.db, "--batch-lease", "2s")
+		p := startProc(t, "--db", d.db, "--files", d.files, "--batch-lease", "2s")
 		var acked []submitted
 		var writes, fiveXX, unanswered, lostBatches, lostRecords, killedProcessing int
 		for round := range rounds {

@@ -109,7 +109,7 @@ func TestFaultFrozenInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer admin.Close()
-	args := []string{"--db", db, "--batch-lease", "2s", "--pg-lock-timeout", frozenLockTimeout.String(),
+	args := []string{"--db", db, "--files", sharedFiles(t), "--batch-lease", "2s", "--pg-lock-timeout", frozenLockTimeout.String(),
 		"--pg-idle-in-tx-timeout", frozenIdleInTx.String()}
 	rounds, size, clients := long(2, 6), long(3000, 5000), long(3, 6)
 	w := &timedWrites{ledger: newLedger()}
@@ -250,7 +250,7 @@ func compact(s []string) []string {
 func TestFaultPartition(t *testing.T) {
 	t.Parallel()
 	px, dsn := pgtest.NewProxy(t, pgtest.DSN(t))
-	p := startProc(t, "--db", dsn, "--pg-statement-timeout", "1s", "--pg-network-timeout", "1s")
+	p := startProc(t, "--db", dsn, "--files", sharedFiles(t), "--pg-statement-timeout", "1s", "--pg-network-timeout", "1s")
 	c := newClient(t, p)
 	cycles, clients, down := long(1, 5), long(3, 8), long(4*time.Second, 15*time.Second)
 	w := &timedWrites{ledger: newLedger()}

@@ -18,7 +18,7 @@ import (
 func TestFaultStoreOutage(t *testing.T) {
 	t.Parallel()
 	px, dsn := pgtest.NewProxy(t, pgtest.DSN(t))
-	p := startProc(t, "--db", dsn)
+	p := startProc(t, "--db", dsn, "--files", sharedFiles(t))
 	c := newClient(t, p)
 	cycles, clients, down := long(1, 6), long(3, 8), long(2*time.Second, 10*time.Second)
 	l := newLedger()

@@ -23,9 +23,9 @@ import (
 func TestFaultReferenceDelete(t *testing.T) {
 	t.Parallel()
 	eachDB(t, func(t *testing.T, d faultDB) {
-		procs := []*proc{startProc(t, "--db", d.db)}
+		procs := []*proc{startProc(t, "--db", d.db, "--files", d.files)}
 		if d.file == "" {
-			procs = append(procs, startProc(t, "--db", d.db))
+			procs = append(procs, startProc(t, "--db", d.db, "--files", d.files))
 		}
 		var cs []*client
 		for _, p := range procs {

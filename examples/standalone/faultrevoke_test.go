@@ -29,7 +29,7 @@ func TestFaultRevokeRace(t *testing.T) {
 	t.Parallel()
 	eachDB(t, func(t *testing.T, d faultDB) {
 		rounds := long(20, 200)
-		victimProc, thiefProc := startProc(t, "--db", d.db), startProc(t, "--db", d.db)
+		victimProc, thiefProc := startProc(t, "--db", d.db, "--files", d.files), startProc(t, "--db", d.db, "--files", d.files)
 		victim, thief := newClient(t, victimProc), newClient(t, thiefProc)
 		victim.token, thief.token = "", "" // the auth paths need none
 		ctx := t.Context()

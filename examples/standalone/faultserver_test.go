@@ -45,6 +45,7 @@ const (
 type proc struct {
 	tb     testing.TB
 	args   []string
+	env    []string // added to the child's environment
 	cmd    *exec.Cmd
 	url    string // http://HOST:PORT
 	stderr *watchedOutput
@@ -59,14 +60,21 @@ var listening = regexp.MustCompile(`msg=listening addr=http://([^/\s]+)/api/bw/v
 // is killed when the test ends, if still running.
 func startProc(tb testing.TB, args ...string) *proc {
 	tb.Helper()
+	return startProcEnv(tb, nil, args...)
+}
+
+// startProcEnv is startProc with env (KEY=value) added to the process's
+// environment.
+func startProcEnv(tb testing.TB, env []string, args ...string) *proc {
+	tb.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p := &proc{tb: tb, args: args, stderr: &watchedOutput{found: make(chan string, 1)}, exited: make(chan struct{})}
+	p := &proc{tb: tb, args: args, env: env, stderr: &watchedOutput{found: make(chan string, 1)}, exited: make(chan struct{})}
 	all := append([]string{"--addr", "127.0.0.1:0", "--admin-password", faultPassword, "--jwt-secret", faultSecret}, args...)
 	p.cmd = exec.Command(exe, all...)
-	p.cmd.Env = append(childEnv(), faultServerEnv+"=1")
+	p.cmd.Env = append(append(childEnv(), env...), faultServerEnv+"=1")
 	p.cmd.Stderr = p.stderr
 	p.cmd.Stdout = io.Discard
 	if err := p.cmd.Start(); err != nil {
@@ -127,10 +135,11 @@ func (p *proc) stop() {
 	}
 }
 
-// restart starts a new process with the same arguments (on a new port).
+// restart starts a new process with the same arguments and environment
+// (on a new port).
 func (p *proc) restart() *proc {
 	p.tb.Helper()
-	return startProc(p.tb, p.args...)
+	return startProcEnv(p.tb, p.env, p.args...)
 }
 
 // running reports whether the process has not exited.
@@ -193,11 +202,18 @@ type client struct {
 // newClient logs in to p as the admin.
 func newClient(tb testing.TB, p *proc) *client {
 	tb.Helper()
-	c := &client{base: p.url, hc: &http.Client{Timeout: 60 * time.Second,
+	return loginAt(tb, p.url, faultPassword)
+}
+
+// loginAt logs in to the server at base (http://HOST:PORT) as the admin
+// with password.
+func loginAt(tb testing.TB, base, password string) *client {
+	tb.Helper()
+	c := &client{base: base, hc: &http.Client{Timeout: 60 * time.Second,
 		Transport: &http.Transport{MaxIdleConnsPerHost: 16}}}
 	tb.Cleanup(c.hc.CloseIdleConnections)
 	r := c.do(context.Background(), "POST", "/api/bw/v2/auth", "application/x-www-form-urlencoded",
-		[]byte(url.Values{"u": {"admin"}, "p": {faultPassword}}.Encode()), nil)
+		[]byte(url.Values{"u": {"admin"}, "p": {password}}.Encode()), nil)
 	if r.err != nil || r.status != 200 {
 		tb.Fatalf("login: %d %s %v", r.status, r.body, r.err)
 	}

@@ -28,9 +28,9 @@ func TestFaultConcurrentWriters(t *testing.T) {
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
-		db := pgtest.DSN(t)
-		a := startProc(t, "--db", db)
-		b := startProc(t, "--db", db)
+		db, files := pgtest.DSN(t), sharedFiles(t)
+		a := startProc(t, "--db", db, "--files", files)
+		b := startProc(t, "--db", db, "--files", files)
 		concurrentWriters(t, []*proc{a, b})
 	})
 }

@@ -11,7 +11,7 @@ import (
 func TestPostgres(t *testing.T) {
 	t.Parallel()
 	db := pgtest.DSN(t)
-	s := startServer(t, &cli{env: map[string]string{"CMS_DB": db, "CMS_ADMIN_PASSWORD": "admin password"}})
+	s := startServer(t, &cli{env: map[string]string{"CMS_DB": db, "CMS_FILES": sharedFiles(t), "CMS_ADMIN_PASSWORD": "admin password"}})
 	s.login(t, "admin", "admin password")
 	c := &cli{env: map[string]string{"CMS_DB": db}}
 	if code := c.run(t, "user", "add", "pia", "--perms", "map:read", "--password", "pia password"); code != 0 {

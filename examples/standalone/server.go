@@ -104,6 +104,10 @@ type startup struct {
 	tune    tuning
 	web     transport.Options
 	obs     *observing
+	// files is the blob store's URL; unusedAge is 0 when unused files
+	// are kept.
+	files     string
+	unusedAge time.Duration
 }
 
 // readStartup judges every setting of the server, so that a bad one stops
@@ -135,6 +139,12 @@ func readStartup(cfg map[string]string) (startup, error) {
 	if s.pg, err = pgOptions(cfg); err != nil {
 		return s, err
 	}
+	if s.files, err = filesURL(cfg); err != nil {
+		return s, err
+	}
+	if s.unusedAge, err = fileUnusedAge(cfg); err != nil {
+		return s, err
+	}
 	for _, name := range []string{"addr", "metrics-addr"} {
 		if _, _, err := net.SplitHostPort(cfg[name]); err != nil && cfg[name] != "" {
 			return s, fmt.Errorf("--%s %q: want HOST:PORT (127.0.0.1:8080; port 0: any free one)", name, cfg[name])
@@ -154,7 +164,7 @@ func readStartup(cfg map[string]string) (startup, error) {
 
 // serve runs the server until ctx ends.
 func serve(ctx context.Context, args []string, e env) error {
-	cfg, rest, err := settings(e, "standalone", args, slices.Concat(serverSettings, webSettings, tuningSettings, observeSettings, pgSettings))
+	cfg, rest, err := settings(e, "standalone", args, slices.Concat(serverSettings, fileSettings, webSettings, tuningSettings, observeSettings, pgSettings))
 	if errors.Is(err, errHelp) {
 		printCommands(e.stdout)
 	}
@@ -185,11 +195,13 @@ func serve(ctx context.Context, args []string, e env) error {
 	}
 	obs := st.obs
 	st.web.Observer, st.web.AccessLog = obs.metrics, obs.accessLog(log)
-	h, svc, store, err := setUp(ctx, cfg, st, e, log)
+	h, svc, closeAll, err := setUp(ctx, cfg, st, e, log)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	// Deferred before the service's run, so the store and the files close
+	// after it has stopped.
+	defer closeAll()
 	if err := obs.metrics.WatchQueue(svc); err != nil {
 		return err
 	}
@@ -208,7 +220,7 @@ func serve(ctx context.Context, args []string, e env) error {
 		defer msrv.Close()
 		log.Info("metrics", "addr", "http://"+metricsLn.Addr().String()+"/metrics")
 	}
-	log.Info("listening", "addr", "http://"+ln.Addr().String()+h.Path(), "db", redactDSN(cfg["db"]))
+	log.Info("listening", "addr", "http://"+ln.Addr().String()+h.Path(), "db", redactDSN(cfg["db"]), "files", redactDSN(st.files))
 	if ui != nil {
 		log.Info("admin", "addr", "http://"+ln.Addr().String()+ui.Path())
 	}
@@ -235,19 +247,34 @@ func serve(ctx context.Context, args []string, e env) error {
 	return nil
 }
 
-// setUp opens the store, creates the bootstrap account and admin when
-// missing, and builds the handler on st.web, the options webOptions read.
-func setUp(ctx context.Context, cfg map[string]string, st startup, e env, log *slog.Logger) (*transport.Handler, *cms.Service, cms.Store, error) {
+// setUp opens the files' blob store and the database, creates the
+// bootstrap account and admin when missing, and builds the handler on
+// st.web, the options webOptions read. closeAll closes the database and
+// the blob store.
+func setUp(ctx context.Context, cfg map[string]string, st startup, e env, log *slog.Logger) (h *transport.Handler, svc *cms.Service, closeAll func(), err error) {
 	store, err := openStore(ctx, cfg["db"], st.pg, log)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	fail := func(err error) (*transport.Handler, *cms.Service, cms.Store, error) {
+	// Before the bootstrap: a blob store that does not answer stops the
+	// start before an admin password is printed.
+	files, err := openFiles(ctx, st.files)
+	if err != nil {
 		store.Close()
 		return nil, nil, nil, err
 	}
-	svc, err := cms.NewService(store, &cms.Options{Logger: log, RefreshGrace: st.tune.refreshGrace, BatchLease: st.lease,
-		BatchWorkers: workersOption(st.workers), Observer: st.obs.metrics})
+	closeAll = func() {
+		store.Close()
+		if err := files.Close(); err != nil {
+			log.Warn("closing the files' store", "err", err)
+		}
+	}
+	fail := func(err error) (*transport.Handler, *cms.Service, func(), error) {
+		closeAll()
+		return nil, nil, nil, err
+	}
+	svc, err = cms.NewService(store, &cms.Options{Logger: log, RefreshGrace: st.tune.refreshGrace, BatchLease: st.lease,
+		BatchWorkers: workersOption(st.workers), Observer: st.obs.metrics, Files: files, UnusedFileAge: st.unusedAge})
 	if err != nil {
 		return fail(err)
 	}
@@ -262,11 +289,10 @@ func setUp(ctx context.Context, cfg map[string]string, st startup, e env, log *s
 	}
 	web := st.web
 	web.Logger, web.JWTSecret, web.BodyReadTimeout, web.WriteTimeout = log, secret, st.tune.bodyTimeout, st.tune.writeTimeout
-	h, err := transport.NewHandler(svc, &web)
-	if err != nil {
+	if h, err = transport.NewHandler(svc, &web); err != nil {
 		return fail(err)
 	}
-	return h, svc, store, nil
+	return h, svc, closeAll, nil
 }
 
 // bootstrap creates the default account and the admin user when missing.
