@@ -95,6 +95,12 @@ func workersOption(n int) int {
 	return n
 }
 
+// allServerSettings are the settings of the server, in the order --help
+// lists them.
+func allServerSettings() []setting {
+	return slices.Concat(serverSettings, fileSettings, webSettings, tuningSettings, observeSettings, pgSettings)
+}
+
 // startup is every server setting, read and judged before a port opens.
 type startup struct {
 	workers int
@@ -164,7 +170,7 @@ func readStartup(cfg map[string]string) (startup, error) {
 
 // serve runs the server until ctx ends.
 func serve(ctx context.Context, args []string, e env) error {
-	cfg, rest, err := settings(e, "standalone", args, slices.Concat(serverSettings, fileSettings, webSettings, tuningSettings, observeSettings, pgSettings))
+	cfg, rest, err := settings(e, "standalone", args, allServerSettings())
 	if errors.Is(err, errHelp) {
 		printCommands(e.stdout)
 	}

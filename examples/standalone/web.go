@@ -19,7 +19,7 @@ var webSettings = []setting{
 	{"cookie-samesite", "CMS_COOKIE_SAMESITE", "strict", "SameSite of the refresh cookie: strict, lax or none (a front-end on another site)"},
 	{"cookie-domain", "CMS_COOKIE_DOMAIN", "", "Domain of the refresh cookie (default none: this host only)"},
 	{"admin-path", "CMS_ADMIN_PATH", "/admin/", "path of the editors' web UI (empty: no admin)"},
-	{"public-url", "CMS_PUBLIC_URL", "", "address clients reach the API's root at, before /api/bw/v2 (https://cms.example.com): openapi.json's server (default: the address each request was sent to)"},
+	{"public-url", "CMS_PUBLIC_URL", "", "address clients reach the API's root at, before /api/bw/v2 (https://cms.example.com): the start of file urls and openapi.json's server (default: the address each request was sent to)"},
 }
 
 var sameSites = map[string]http.SameSite{
