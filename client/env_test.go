@@ -48,8 +48,12 @@ type env struct {
 	// holdRefresh, when set, holds each refresh request until it is
 	// closed.
 	holdRefresh atomic.Pointer[chan struct{}]
-	// pages counts list requests with /limit/.
-	pages atomic.Int32
+	// holdUpload, when set, holds each upload request until it is
+	// closed.
+	holdUpload atomic.Pointer[chan struct{}]
+	// pages counts list requests with /limit/; filePages the requests of
+	// the file list.
+	pages, filePages atomic.Int32
 }
 
 // eachStore runs test on SQLite, and on PostgreSQL when the test server
@@ -82,6 +86,12 @@ func newEnv(t *testing.T, open func(testing.TB) cms.Store) *env {
 		}
 		if strings.Contains(r.URL.Path, "/limit/") {
 			e.pages.Add(1)
+		}
+		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/file") {
+			e.filePages.Add(1)
+		}
+		if hold := e.holdUpload.Load(); hold != nil && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/file") {
+			<-*hold
 		}
 		h.ServeHTTP(w, r)
 	}))

@@ -27,9 +27,13 @@ import (
 // Like every call, an upload refused for its access token (401, 403) is
 // refreshed once and sent again, which needs r's content again: when r is
 // an io.Seeker (a file, a bytes.Reader) it is sought back to where it
-// was. Another reader is sent once: the client refreshes an access token
-// about to expire before it starts, and a refusal after r was read is the
-// call's error (the session refreshed, so uploading again works).
+// was. Another reader can be sent again only when the refusal came before
+// any of it went, which an HTTP client that waits for 100 Continue
+// ensures (http.DefaultTransport waits up to a second; an http.Transport
+// with ExpectContinueTimeout above 0). Otherwise the client refreshes an
+// access token about to expire before it starts, and a refusal after r
+// was read is the call's error, the session refreshed so that uploading
+// again works.
 //
 // UploadFile returns once it has stopped reading r, unless ctx ends
 // first; it does not close r.
@@ -96,11 +100,14 @@ const refreshAhead = time.Minute
 // all. An answer other than a success stops the rest of the content.
 func (c *Client) sendUpload(ctx context.Context, name string, r io.Reader, token string) (res *http.Response, started bool, err error) {
 	body := newUploadBody(name, r)
-	// With Expect, an HTTP client that waits for 100 Continue (as
-	// http.DefaultTransport does) sends no content before the server has
-	// accepted the token: a refusal then leaves r unread.
-	req := &request{method: http.MethodPost, path: "file", stream: body, contentType: body.mw.FormDataContentType(),
-		header: http.Header{"Expect": {"100-continue"}}}
+	req := &request{method: http.MethodPost, path: "file", stream: body, contentType: body.mw.FormDataContentType()}
+	if waitsForContinue(c.http) {
+		// The content then goes only once the server has accepted the
+		// token: a refusal leaves r unread, and the upload can be resent.
+		// (A client that would not wait gains nothing from Expect, and the
+		// server would close the connection after a refusal.)
+		req.header = http.Header{"Expect": {"100-continue"}}
+	}
 	res, err = c.send(ctx, req, token)
 	success := err == nil && (res.StatusCode == http.StatusOK || res.StatusCode == http.StatusCreated)
 	started, readErr, ok := body.finish(ctx, !success)
@@ -120,6 +127,18 @@ func (c *Client) sendUpload(ctx context.Context, name string, r io.Reader, token
 		return nil, started, err
 	}
 	return res, started, nil
+}
+
+// waitsForContinue reports whether hc holds back a request's content
+// until the server answers 100 Continue (http.DefaultTransport does, for
+// up to a second).
+func waitsForContinue(hc *http.Client) bool {
+	rt := hc.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	t, ok := rt.(*http.Transport)
+	return ok && t.ExpectContinueTimeout > 0
 }
 
 // uploaded reads the answer of an upload.
