@@ -13,6 +13,7 @@ import (
 	"github.com/bwcms/cms/cms"
 	"github.com/bwcms/cms/internal/testenv"
 	"github.com/bwcms/cms/transport"
+	"gocloud.dev/blob/memblob"
 )
 
 // gateStore holds a batch its worker has just claimed (status processing)
@@ -67,8 +68,10 @@ func eachStore(t *testing.T, test func(t *testing.T, e *env)) {
 func newEnv(t *testing.T, open func(testing.TB) cms.Store) *env {
 	t.Helper()
 	e := &env{t: t, store: &gateStore{Store: open(t), release: make(chan struct{})}, clock: testenv.NewClock()}
+	files := memblob.OpenBucket(nil)
+	t.Cleanup(func() { files.Close() })
 	e.svc = testenv.NewService(t, e.store, e.clock, func(o *cms.Options) {
-		o.RefreshGrace, o.BatchPoll = cms.NoGrace, 10*time.Millisecond
+		o.RefreshGrace, o.BatchPoll, o.Files = cms.NoGrace, 10*time.Millisecond, files
 	}, testenv.Account{Name: "acme", Langs: testenv.Langs("en", "it"), Users: []testenv.User{
 		{Name: "admin", Perms: []string{"*"}},
 		{Name: "reader", Perms: []string{"resource:read"}},
