@@ -74,8 +74,8 @@ type API struct {
 	dropStore func() error
 	// memFiles is the bucket Start opened, closed by Close.
 	memFiles *blob.Bucket
-	closing   sync.Once
-	closeErr  error
+	closing  sync.Once
+	closeErr error
 }
 
 // New starts the API for the test; everything stops when the test ends.
