@@ -182,6 +182,11 @@ func ExampleClient_UploadFile() {
 	f, err = c.File(ctx, f.ID)
 	fmt.Println(f.UsedBy, err)
 	// Output:
+	// application/gpx+xml false summit-path.gpx
+	// 1355 m, 110 m up, 45 minutes, 3 points
+	// true true Summit path.gpx <nil>
+	// 1355 45 <nil>
+	// [{resource summit-path trackFile}] <nil>
 }
 
 // Go through the media library, newest first, images only.
@@ -205,6 +210,8 @@ func ExampleClient_Files() {
 		fmt.Println(f.Name, f.Width, f.Height)
 	}
 	// Output:
+	// lake.png 120 90
+	// mill.png 80 60
 }
 
 // A file a record names cannot be deleted until the record drops it.
@@ -232,4 +239,7 @@ func ExampleClient_DeleteFile() {
 	_, err = c.File(ctx, f.ID)
 	fmt.Println(errors.Is(err, client.ErrNotFound))
 	// Output:
+	// true client: 409 File <id> is used by Resource old-pier
+	// <nil>
+	// true
 }

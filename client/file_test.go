@@ -288,8 +288,8 @@ func TestFilePermissions(t *testing.T) {
 			t.Errorf("stored: %v", ids(got))
 		}
 		must(t, e.svc.SetPerms(ctx, "reader", []string{"file:write", "file:read"}))
-		if f, err := reader.UploadFile(ctx, "pier.png", stream(icon(t, 1))); err != nil || f.Type != "image/png" {
-			t.Errorf("after a grant: %+v %v", f, err)
+		if f, err := reader.UploadFile(ctx, "pier.png", bytes.NewReader(icon(t, 1))); err != nil || f.Type != "image/png" || e.refreshes.Load() != 3 {
+			t.Errorf("after a grant: %+v %v, %d refreshes", f, err, e.refreshes.Load())
 		}
 	})
 }
