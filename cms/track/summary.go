@@ -1,6 +1,9 @@
 package track
 
-import "math"
+import (
+	"math"
+	"unicode/utf8"
+)
 
 // EarthRadius is the mean Earth radius (IUGG) in meters on which distances
 // are measured.
