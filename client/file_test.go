@@ -112,7 +112,7 @@ func TestUploadFile(t *testing.T) {
 		tr := g.Track
 		// 2π·1000 m round, 2000 points 5 s apart.
 		if tr.Points != 2000 || tr.Distance < 6200 || tr.Distance > 6300 || !tr.Circular ||
-			tr.Duration == nil || *tr.Duration != 1999*5/60.0 || tr.Ascent < 95 || tr.Ascent > 105 {
+			tr.Duration == nil || *tr.Duration != 1999*5/60.0 || tr.Ascent < 95 || tr.Ascent > 105 || tr.Name != "Loop" {
 			t.Errorf("measured: %+v (duration %v)", tr.Summary, tr.Duration)
 		}
 		if tr.GeoJSON != e.url+client.Root+"/file/"+g.ID+"/track.geojson" {
