@@ -98,6 +98,10 @@ func (e endpoint) String() string {
 		return "batch"
 	case endpointBatchStatus:
 		return "batch status"
+	case endpointFiles:
+		return "files"
+	case endpointFile:
+		return "file"
 	}
 	return "unknown"
 }
