@@ -30,11 +30,47 @@ func (b *apiBuilder) fileSchemas() {
 		schema := reflectBody(s.v, s.title, s.description)
 		nullPointers(schema, reflect.TypeOf(s.v))
 		numberFormats(schema)
+		if tr, ok := schema.Properties.Get("track"); ok {
+			describeTrack(tr)
+		}
 		b.schemas[s.name] = schema
 	}
 	// The list's items are the File schema, not a copy of it.
 	if files, ok := b.schemas["FileList"].(*jsonschema.Schema).Properties.Get("files"); ok {
 		files.Items = ref("File")
+	}
+}
+
+// trackDescriptions describe the fields of a track's measurement
+// (track.Summary, whose comments reflection cannot read), by JSON name;
+// a test checks that every field has one.
+var trackDescriptions = map[string]string{
+	"distance":     "meters: the great circle distance between consecutive points, summed within each segment",
+	"ascent":       "meters climbed, changes under 5 m ignored (0 without elevations)",
+	"descent":      "meters descended, changes under 5 m ignored (0 without elevations)",
+	"hasElevation": "at least 90% of the points have an elevation",
+	"duration":     "minutes from the first point's time to the last's; null unless every point has a time",
+	"circular":     "the start and the end are within 100 m of each other",
+	"bbox":         "[minLon, minLat, maxLon, maxLat] of every point, in degrees",
+	"start":        "the first point",
+	"end":          "the last point",
+	"points":       "how many points the file holds",
+	"lon":          "longitude, degrees",
+	"lat":          "latitude, degrees",
+	"ele":          "elevation, meters (when the point has one)",
+}
+
+// describeTrack gives the properties of a track's schema, nested ones
+// too, their descriptions.
+func describeTrack(s *jsonschema.Schema) {
+	if s == nil || s.Properties == nil {
+		return
+	}
+	for pair := s.Properties.Oldest(); pair != nil; pair = pair.Next() {
+		if d, ok := trackDescriptions[pair.Key]; ok && pair.Value.Description == "" {
+			pair.Value.Description = d
+		}
+		describeTrack(pair.Value)
 	}
 }
 
