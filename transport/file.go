@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"bufio"
 	"io"
 	"mime"
 	"net/http"
@@ -21,9 +20,9 @@ const fileSegment = string(cms.AreaFile)
 const trackName = "track.geojson"
 
 // MaxUploadBody is the largest upload body: the largest file accepted
-// (20 MiB) and 64 KiB of multipart framing. The service refuses each
-// type over its own, smaller or equal, limit.
-const MaxUploadBody = 20<<20 + 64<<10
+// (cms.MaxUpload, 20 MiB) and 64 KiB of multipart framing. The service
+// refuses each type over its own, smaller or equal, limit.
+const MaxUploadBody = cms.MaxUpload + 64<<10
 
 // fileRoute is which file path a request names.
 type fileRoute uint8
@@ -374,7 +373,7 @@ func uploadOf(r *http.Request) (cms.Upload, error) {
 		if len(names) == 1 {
 			up.Name = names[0]
 		}
-		return nonEmpty(up)
+		return up, nil
 	}
 	mr, err := r.MultipartReader()
 	if err != nil {
@@ -390,23 +389,9 @@ func uploadOf(r *http.Request) (cms.Upload, error) {
 			return cms.Upload{}, bodyReadError(err)
 		}
 		if part.FormName() == "file" {
-			return nonEmpty(cms.Upload{Name: part.FileName(), Body: part})
+			return cms.Upload{Name: part.FileName(), Body: part}, nil
 		}
 	}
-}
-
-// nonEmpty refuses an upload of no bytes, as a request that sent no file;
-// the first bytes are kept for the service to read.
-func nonEmpty(up cms.Upload) (cms.Upload, error) {
-	br := bufio.NewReader(up.Body)
-	if _, err := br.Peek(1); err != nil {
-		if err == io.EOF {
-			return up, wrong("empty upload")
-		}
-		return up, bodyReadError(err)
-	}
-	up.Body = br
-	return up, nil
 }
 
 // watchedBody keeps the first error reading a request body met, so a

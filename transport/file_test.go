@@ -500,6 +500,18 @@ func TestFileUploadRefusals(t *testing.T) {
 	}
 	form, ct := multipartBody(t, "big.jpg", big)
 	wantBody(t, "multipart, over the limit as read", post(bytes.NewReader(form), -1, ct, ""), http.StatusRequestEntityTooLarge, `{"fail":"Request too large"}`)
+	// Within the largest file, but the whole body over the limit: cut
+	// while a part before the file is skipped, or while the file is read.
+	for _, before := range []int{MaxUploadBody, 1 << 20} {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		mw.WriteField("note", strings.Repeat("n", before))
+		fw, _ := mw.CreateFormFile("file", "big.jpg")
+		fw.Write(big[:cms.MaxUpload-before/2])
+		mw.Close()
+		wantBody(t, fmt.Sprintf("a part of %d bytes before the file", before), post(&buf, -1, mw.FormDataContentType(), ""),
+			http.StatusRequestEntityTooLarge, `{"fail":"Request too large"}`)
+	}
 
 	// No file.
 	var none bytes.Buffer
@@ -730,19 +742,19 @@ func TestFileURLsOfTheRequest(t *testing.T) {
 	e := newFileEnv(t, envOptions{http: func(o *Options) { o.PublicURL = "https://cms.example.org" }})
 	missing := "/api/bw/v2/file/" + strings.Repeat("b", cms.FileIDLength) + "/gone.jpg"
 	for _, origin := range []string{"http://example.com", "https://cms.example.org"} {
-		w := e.send("admin", http.MethodPost, "/api/bw/v2/resource", `{"id":"r1","title":"T","image":"`+origin+missing+`"}`, nil)
+		w := e.send("admin", http.MethodPost, "/api/bw/v2/resource", `{"id":"r-one","title":"T","image":"`+origin+missing+`"}`, nil)
 		if w.Code != http.StatusConflict || !strings.Contains(w.Body.String(), "image") {
 			t.Errorf("a missing file of %s: %d %s", origin, w.Code, w.Body)
 		}
 	}
-	if w := e.send("admin", http.MethodPost, "/api/bw/v2/resource", `{"id":"r1","title":"T","image":"https://elsewhere.example`+missing+`"}`, nil); w.Code != http.StatusCreated {
+	if w := e.send("admin", http.MethodPost, "/api/bw/v2/resource", `{"id":"r-one","title":"T","image":"https://elsewhere.example`+missing+`"}`, nil); w.Code != http.StatusCreated {
 		t.Errorf("a url of another origin: %d %s", w.Code, w.Body)
 	}
 	f := e.uploaded("admin", "Mine.jpg", photo(t, 64, 64, 40))
 	if want := "https://cms.example.org/api/bw/v2/file/" + f.ID + "/mine.jpg"; f.URL != want {
 		t.Errorf("url %s, want %s (the public URL)", f.URL, want)
 	}
-	if w := e.send("admin", http.MethodPost, "/api/bw/v2/resource", `{"id":"r2","title":"T","image":"`+f.URL+`"}`, nil); w.Code != http.StatusCreated {
+	if w := e.send("admin", http.MethodPost, "/api/bw/v2/resource", `{"id":"r-two","title":"T","image":"`+f.URL+`"}`, nil); w.Code != http.StatusCreated {
 		t.Errorf("a file of the account: %d %s", w.Code, w.Body)
 	}
 }

@@ -398,6 +398,46 @@ func TestOpenAPIContract(t *testing.T) {
 
 		id := op.OperationID
 		switch {
+		case id == "uploadFile":
+			unique++
+			fresh := pngImage(t, 100+unique, 80, 92)
+			body, ct := multipartBody(t, "fresh.png", fresh)
+			add("multipart", 201, request(op.method, path, string(body), "admin", "Content-Type", ct))
+			add("the same bytes, raw", 200, request(op.method, path+"?name=again.png", string(fresh), "admin", "Content-Type", "image/png"))
+			add("without the permission", 403, request(op.method, path, string(body), "reader", "Content-Type", ct))
+			add("empty", 400, request(op.method, path+"?name=x.png", "", "admin"))
+			add("not a file of an accepted type", 409, request(op.method, path+"?name=x.txt", "plain text", "admin", "Content-Type", "text/plain"))
+			add("too large", 413, tooLarge(request(op.method, path+"?name=x.png", "x", "admin")))
+		case id == "listFiles":
+			add("a page", 200, request(op.method, path+"?limit=2&type=image/jpeg", "", "admin"))
+			add("malformed limit", 400, request(op.method, path+"?limit=0", "", "admin"))
+			add("without the permission", 403, request(op.method, path, "", "reader"))
+		case id == "getFile", id == "deleteFile":
+			missing := fill(map[string]string{"fileId": strings.Repeat("a", cms.FileIDLength)})
+			add("without the permission", 403, request(op.method, path, "", "reader"))
+			add("missing", 404, request(op.method, missing, "", "admin"))
+			if id == "getFile" {
+				add("get", 200, request(op.method, path, "", "admin"))
+				break
+			}
+			unique++
+			doomed := e.uploaded("admin", "doomed.png", pngImage(t, 50+unique, 50, 93))
+			add("delete", 202, request(op.method, fill(map[string]string{"fileId": doomed.ID}), "", "admin"))
+			add("used by a record", 409, request(op.method, fill(map[string]string{"fileId": shown.ID}), "", "admin"))
+		case strings.HasSuffix(id, "FileBytes"), strings.HasSuffix(id, "FileTrack"):
+			first := e.do(request(op.method, path, "", ""))
+			add("no token", 200, request(op.method, path, "", ""))
+			add("a bad token", 200, request(op.method, path, "", "", "Authorization", "Bearer nonsense"))
+			add("Range", 206, request(op.method, path, "", "", "Range", "bytes=0-99"))
+			add("Range outside", 416, request(op.method, path, "", "", "Range", "bytes=99999999-"))
+			add("If-None-Match", 304, request(op.method, path, "", "", "If-None-Match", first.Header().Get("ETag")))
+			add("a width not offered", 400, request(op.method, path+"?w=100", "", ""))
+			if strings.HasSuffix(id, "FileBytes") {
+				add("a thumbnail", 200, request(op.method, path+"?w=160", "", ""))
+				add("another extension", 404, request(op.method, fill(map[string]string{"fileName": "lake-walk.png"}), "", ""))
+			} else {
+				add("no track", 404, request(op.method, fill(map[string]string{"fileId": photoFile.ID}), "", ""))
+			}
 		case strings.HasPrefix(id, "upsert"):
 			unique++
 			newID := fmt.Sprintf("%s-new-%d", k, unique)
@@ -481,46 +521,6 @@ func TestOpenAPIContract(t *testing.T) {
 			add("no token", 200, httptest.NewRequest(op.method, path, nil))
 			add("cross-site", 403, crossSite(formRequest(path)))
 			add("too large", 413, tooLarge(formRequest(path, "refresh_token", "x")))
-		case id == "uploadFile":
-			unique++
-			fresh := pngImage(t, 100+unique, 80, 92)
-			body, ct := multipartBody(t, "fresh.png", fresh)
-			add("multipart", 201, request(op.method, path, string(body), "admin", "Content-Type", ct))
-			add("the same bytes, raw", 200, request(op.method, path+"?name=again.png", string(fresh), "admin", "Content-Type", "image/png"))
-			add("without the permission", 403, request(op.method, path, string(body), "reader", "Content-Type", ct))
-			add("empty", 400, request(op.method, path+"?name=x.png", "", "admin"))
-			add("not a file of an accepted type", 409, request(op.method, path+"?name=x.txt", "plain text", "admin", "Content-Type", "text/plain"))
-			add("too large", 413, tooLarge(request(op.method, path+"?name=x.png", "x", "admin")))
-		case id == "listFiles":
-			add("a page", 200, request(op.method, path+"?limit=2&type=image/jpeg", "", "admin"))
-			add("malformed limit", 400, request(op.method, path+"?limit=0", "", "admin"))
-			add("without the permission", 403, request(op.method, path, "", "reader"))
-		case id == "getFile", id == "deleteFile":
-			missing := fill(map[string]string{"fileId": strings.Repeat("a", cms.FileIDLength)})
-			add("without the permission", 403, request(op.method, path, "", "reader"))
-			add("missing", 404, request(op.method, missing, "", "admin"))
-			if id == "getFile" {
-				add("get", 200, request(op.method, path, "", "admin"))
-				break
-			}
-			unique++
-			doomed := e.uploaded("admin", "doomed.png", pngImage(t, 50+unique, 50, 93))
-			add("delete", 202, request(op.method, fill(map[string]string{"fileId": doomed.ID}), "", "admin"))
-			add("used by a record", 409, request(op.method, fill(map[string]string{"fileId": shown.ID}), "", "admin"))
-		case strings.HasSuffix(id, "FileBytes"), strings.HasSuffix(id, "FileTrack"):
-			first := e.do(request(op.method, path, "", ""))
-			add("no token", 200, request(op.method, path, "", ""))
-			add("a bad token", 200, request(op.method, path, "", "", "Authorization", "Bearer nonsense"))
-			add("Range", 206, request(op.method, path, "", "", "Range", "bytes=0-99"))
-			add("Range outside", 416, request(op.method, path, "", "", "Range", "bytes=99999999-"))
-			add("If-None-Match", 304, request(op.method, path, "", "", "If-None-Match", first.Header().Get("ETag")))
-			add("a width not offered", 400, request(op.method, path+"?w=100", "", ""))
-			if strings.HasSuffix(id, "FileBytes") {
-				add("a thumbnail", 200, request(op.method, path+"?w=160", "", ""))
-				add("another extension", 404, request(op.method, fill(map[string]string{"fileName": "lake-walk.png"}), "", ""))
-			} else {
-				add("no track", 404, request(op.method, fill(map[string]string{"fileId": photoFile.ID}), "", ""))
-			}
 		case id == "getJWKS":
 			add("HS256", 404, httptest.NewRequest(op.method, path, nil))
 			ed := newEnv(t, envOptions{http: func(o *Options) {
