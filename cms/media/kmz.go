@@ -25,7 +25,7 @@ func detectKMZ(r io.ReaderAt, size int64, lim Limits) (Info, error) {
 	if size > lim.KMZBytes {
 		return Info{}, tooLarge("KMZ file of %d bytes, the limit is %d", size, lim.KMZBytes)
 	}
-	rec := &recordingReaderAt{r: r}
+	rec := &recordingReaderAt{r: r, size: size}
 	info, err := readKMZ(rec, size, lim)
 	if rec.err != nil {
 		return Info{}, fmt.Errorf("media: reading the file: %w", rec.err)
