@@ -55,7 +55,7 @@ func readKMZ(r io.ReaderAt, size int64, lim Limits) (Info, error) {
 		if f.Method != zip.Store && f.Method != zip.Deflate {
 			return Info{}, formatError("the KMZ file holds %s, compressed by a method that is not supported (only stored and deflated entries are)", quoteName(f.Name))
 		}
-		declared += min(f.UncompressedSize64, 1<<62) // no overflow
+		declared = min(declared+min(f.UncompressedSize64, 1<<62), 1<<62) // saturates, never wraps
 		if strings.HasSuffix(f.Name, "/") {
 			continue // a folder
 		}

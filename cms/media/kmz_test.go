@@ -61,11 +61,11 @@ func TestDetectRefusesKMZ(t *testing.T) {
 	badCRC[cd+16] ^= 0xFF
 
 	tests := []struct {
-		name    string
-		data    []byte
-		want    string
-		limits  Limits
-		tooMany bool
+		name     string
+		data     []byte
+		want     string
+		limits   Limits
+		tooLarge bool
 	}{
 		{"no kml", makeZip(t, zipEntry{name: "files/a.png", data: []byte("x")}), "the KMZ file holds no .kml document", Limits{}, false},
 		{"an empty zip", makeZip(t), "the KMZ file holds no .kml document", Limits{}, false},
@@ -89,13 +89,18 @@ func TestDetectRefusesKMZ(t *testing.T) {
 		{"a text inside", makeZip(t, zipEntry{name: "doc.kml", data: []byte("hello")}), "the .kml document in the KMZ file is not a KML document", Limits{}, false},
 		{"a kml with a DTD inside", makeZip(t, zipEntry{name: "doc.kml", data: billionLaughs("kml")}), "the .kml document in the KMZ file declares a DTD, which is not accepted", Limits{}, false},
 		{"a broken kml inside", makeZip(t, zipEntry{name: "doc.kml", data: doc[:len(doc)-20]}), "the .kml document in the KMZ file is not well-formed XML", Limits{}, false},
+		{"sizes that would wrap a 64-bit sum", makeZip(t, zipEntry{name: "doc.kml", data: doc}, zipEntry{name: "a.png", raw: true, method: zip.Store, size: 1 << 63}, zipEntry{name: "b.png", raw: true, method: zip.Store, size: 1 << 63}, zipEntry{name: "c.png", raw: true, method: zip.Store, size: 1 << 63}, zipEntry{name: "d.png", raw: true, method: zip.Store, size: 1 << 63}), "", Limits{}, true},
 		{"more entries than a lower limit", makeZip(t, zipEntry{name: "doc.kml", data: doc}, zipEntry{name: "a.png"}, zipEntry{name: "b.png"}), "the KMZ file holds 3 entries; at most 2 are accepted", Limits{KMZEntries: 2}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got, err := detectBytes(tt.data, tt.limits)
-			wantFormatError(t, err, tt.want)
+			if tt.tooLarge {
+				wantTooLarge(t, err)
+			} else {
+				wantFormatError(t, err, tt.want)
+			}
 			if got.Type != "" || got.KML != nil {
 				t.Errorf("a refusal returned %+v", got)
 			}

@@ -12,6 +12,10 @@ import (
 
 var bomUTF8 = []byte{0xEF, 0xBB, 0xBF}
 
+// utf8Labels are the encoding declarations read as UTF-8 (ASCII is a
+// subset of it).
+var utf8Labels = map[string]bool{"utf-8": true, "utf8": true, "us-ascii": true, "ascii": true}
+
 // detectXML judges a file that is none of the binary types: a KML or GPX
 // document, or nothing accepted.
 func detectXML(r io.ReaderAt, size int64, lim Limits, head []byte) (Info, error) {
@@ -126,7 +130,7 @@ prolog:
 	if directive {
 		return "", formatError("%s declares a DTD, which is not accepted", subject)
 	}
-	if encoding != "" && !strings.EqualFold(encoding, "utf-8") && !strings.EqualFold(encoding, "us-ascii") {
+	if encoding != "" && !utf8Labels[strings.ToLower(encoding)] {
 		return "", formatError("%s declares the encoding %s; only UTF-8 is accepted", subject, quoteName(encoding))
 	}
 	if typ == GPX {

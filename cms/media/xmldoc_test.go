@@ -46,6 +46,7 @@ func TestDetectXML(t *testing.T) {
 		{"kml with BOM, spaces, comments and a processing instruction", append(append([]byte{}, bomUTF8...),
 			[]byte("\n\n  <?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!-- made by hand -->\n<?app x?>\n<kml "+kmlNS+">\n<Document/>\n</kml>\n<!-- end -->\n")...), KML},
 		{"kml declaring us-ascii", []byte(`<?xml version="1.0" encoding="US-ASCII"?><kml/>`), KML},
+		{"kml declaring UTF8", []byte(`<?xml version="1.0" encoding="UTF8"?><kml/>`), KML},
 		{"gpx 1.1", gpxDoc("1.1", 100), GPX},
 		{"gpx 1.0", gpxDoc("1.0", 10), GPX},
 	}
