@@ -12,10 +12,14 @@ import (
 	"strings"
 )
 
-// imageEntryExts are the entries a KMZ may hold beside its .kml document:
-// the pictures its placemarks and overlays show.
-var imageEntryExts = map[string]bool{
-	".jpg": true, ".jpeg": true, ".png": true, ".webp": true, ".gif": true,
+// isImageEntry reports the extensions of the entries a KMZ may hold beside
+// its .kml document: the pictures its placemarks and overlays show.
+func isImageEntry(ext string) bool {
+	switch ext {
+	case ".jpg", ".jpeg", ".png", ".webp", ".gif":
+		return true
+	}
+	return false
 }
 
 // detectKMZ judges a zip archive as a KMZ: exactly one .kml entry, in any
@@ -66,7 +70,7 @@ func readKMZ(r io.ReaderAt, size int64, lim Limits) (Info, error) {
 				return Info{}, formatError("the KMZ file holds more than one .kml document (%s and %s)", quoteName(kml.Name), quoteName(f.Name))
 			}
 			kml = f
-		case imageEntryExts[ext]:
+		case isImageEntry(ext):
 		default:
 			return Info{}, formatError("the KMZ file holds %s, which is neither a .kml document nor an image (JPEG, PNG, WebP or GIF)", quoteName(f.Name))
 		}
@@ -102,7 +106,7 @@ func readKMZ(r io.ReaderAt, size int64, lim Limits) (Info, error) {
 	}
 
 	const subject = "the .kml document in the KMZ file"
-	typ, err := checkXML(bytes.NewReader(bytes.TrimPrefix(doc, bomUTF8)), false, lim, subject)
+	typ, err := checkXML(bytes.NewReader(bytes.TrimPrefix(doc, []byte(bomUTF8))), false, lim, subject)
 	if err != nil {
 		var fe *FormatError
 		if errors.As(err, &fe) && fe.Msg == msgNotAccepted {

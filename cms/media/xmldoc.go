@@ -10,17 +10,23 @@ import (
 	"unicode/utf8"
 )
 
-var bomUTF8 = []byte{0xEF, 0xBB, 0xBF}
+const bomUTF8 = "\xEF\xBB\xBF"
 
-// utf8Labels are the encoding declarations read as UTF-8 (ASCII is a
+// isUTF8Label reports the encoding declarations read as UTF-8 (ASCII is a
 // subset of it).
-var utf8Labels = map[string]bool{"utf-8": true, "utf8": true, "us-ascii": true, "ascii": true}
+func isUTF8Label(label string) bool {
+	switch strings.ToLower(label) {
+	case "utf-8", "utf8", "us-ascii", "ascii":
+		return true
+	}
+	return false
+}
 
 // detectXML judges a file that is none of the binary types: a KML or GPX
 // document, or nothing accepted.
 func detectXML(r io.ReaderAt, size int64, lim Limits, head []byte) (Info, error) {
 	start := int64(0)
-	if bytes.HasPrefix(head, bomUTF8) {
+	if bytes.HasPrefix(head, []byte(bomUTF8)) {
 		start = int64(len(bomUTF8))
 	}
 	rest := bytes.TrimLeft(head[start:], " \t\r\n")
@@ -130,7 +136,7 @@ prolog:
 	if directive {
 		return "", formatError("%s declares a DTD, which is not accepted", subject)
 	}
-	if encoding != "" && !utf8Labels[strings.ToLower(encoding)] {
+	if encoding != "" && !isUTF8Label(encoding) {
 		return "", formatError("%s declares the encoding %s; only UTF-8 is accepted", subject, quoteName(encoding))
 	}
 	if typ == GPX {

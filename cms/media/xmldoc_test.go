@@ -43,7 +43,7 @@ func TestDetectXML(t *testing.T) {
 		{"kml without namespace", []byte("<kml><Placemark/></kml>"), KML},
 		{"kml 2.1 namespace", []byte(`<kml xmlns="http://earth.google.com/kml/2.1"><Document/></kml>`), KML},
 		{"kml with a prefix", []byte(`<k:kml xmlns:k="http://www.opengis.net/kml/2.2"><k:Document/></k:kml>`), KML},
-		{"kml with BOM, spaces, comments and a processing instruction", append(append([]byte{}, bomUTF8...),
+		{"kml with BOM, spaces, comments and a processing instruction", append([]byte(bomUTF8),
 			[]byte("\n\n  <?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!-- made by hand -->\n<?app x?>\n<kml "+kmlNS+">\n<Document/>\n</kml>\n<!-- end -->\n")...), KML},
 		{"kml declaring us-ascii", []byte(`<?xml version="1.0" encoding="US-ASCII"?><kml/>`), KML},
 		{"kml declaring UTF8", []byte(`<?xml version="1.0" encoding="UTF8"?><kml/>`), KML},
@@ -179,7 +179,7 @@ func TestDetectXMLSizeLimit(t *testing.T) {
 		t.Fatalf("KML of %d bytes at a limit of as many: %+v, %v", len(doc), info, err)
 	}
 	// The limit counts every byte of the file, a BOM too.
-	withBOM := append(append([]byte{}, bomUTF8...), doc...)
+	withBOM := append([]byte(bomUTF8), doc...)
 	_, err = detectBytes(withBOM, Limits{XMLBytes: int64(len(doc))})
 	wantTooLarge(t, err)
 	// A broken end is found however long the document.
