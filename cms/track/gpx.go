@@ -1,6 +1,7 @@
 package track
 
 import (
+	"bytes"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -177,18 +178,20 @@ func (p *gpxParser) point(el xml.StartElement) (Point, error) {
 		default:
 			return p.f.skip()
 		}
-		s, err := p.f.text(100)
+		b, err := p.f.textBytes(100)
 		if err != nil {
 			return err
 		}
-		if s = strings.TrimSpace(s); s == "" {
+		if b = bytes.TrimSpace(b); len(b) == 0 {
 			return nil // an empty element is a missing value
 		}
+		// string(b) does not escape here, so short values are not copied
+		// to the heap.
 		if el.Name.Local == "ele" {
-			pt.Ele, err = elevation(s, n)
+			pt.Ele, err = elevation(string(b), n)
 			pt.HasEle = err == nil
 		} else {
-			pt.Time, err = timestamp(s, n)
+			pt.Time, err = timestamp(string(b), n)
 		}
 		return err
 	})
