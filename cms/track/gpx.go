@@ -9,7 +9,7 @@ import (
 )
 
 // ParseGPX reads GPX 1.0 or 1.1: every <trk> and its <trkseg>s in order
-// (and, only when the file has no trk at all, its <rte> routes'
+// (and, only when its tracks hold no point at all, its <rte> routes'
 // <rtept>s, one segment per route). Waypoints (<wpt>) are not track points.
 // Elements are matched by their local names, so the namespace (1.0, 1.1 or
 // none) does not matter, and extensions are skipped.
