@@ -55,6 +55,8 @@ var trackDescriptions = map[string]string{
 	"start":        "the first point",
 	"end":          "the last point",
 	"points":       "how many points the file holds",
+	"name":         "the track's own name in the file, plain text (show it as text, never as HTML); left out when it has none",
+	"description":  "the track's own description in the file, plain text (show it as text, never as HTML); left out when it has none",
 	"lon":          "longitude, degrees",
 	"lat":          "latitude, degrees",
 	"ele":          "elevation, meters (when the point has one)",
