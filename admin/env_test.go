@@ -32,6 +32,8 @@ type env struct {
 type envOptions struct {
 	prefix string
 	store  func(testing.TB) cms.Store
+	// api adjusts the API handler's options.
+	api func(*transport.Options)
 }
 
 func newEnv(tb testing.TB, o envOptions) *env {
@@ -48,7 +50,11 @@ func newEnv(tb testing.TB, o envOptions) *env {
 			{Name: "editor", Perms: []string{"resource:*", "map:*"}},
 		}},
 		testenv.Account{Name: "other", Langs: testenv.Langs("de"), Users: []testenv.User{{Name: "otto", Perms: []string{"*"}}}})
-	api, err := transport.NewHandler(e.svc, &transport.Options{JWTSecret: testenv.Secret})
+	apiOpts := &transport.Options{JWTSecret: testenv.Secret}
+	if o.api != nil {
+		o.api(apiOpts)
+	}
+	api, err := transport.NewHandler(e.svc, apiOpts)
 	if err != nil {
 		tb.Fatal(err)
 	}
