@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/bwcms/cms/cms/media"
 )
 
 // mediaType is a type of file the service accepts, with the extensions a
@@ -17,12 +19,12 @@ type mediaType struct {
 // mediaTypes are the types of files the service keeps (the extension of a
 // file's url is cms.FileExt of its type, the first of Exts).
 var mediaTypes = []mediaType{
-	{"image/jpeg", "JPEG image", []string{"jpg", "jpeg"}},
-	{"image/png", "PNG image", []string{"png"}},
-	{"image/webp", "WebP image", []string{"webp"}},
-	{"application/vnd.google-earth.kml+xml", "KML", []string{"kml"}},
-	{"application/vnd.google-earth.kmz", "KMZ", []string{"kmz"}},
-	{"application/gpx+xml", "GPX track", []string{"gpx"}},
+	{media.JPEG, "JPEG image", []string{"jpg", "jpeg"}},
+	{media.PNG, "PNG image", []string{"png"}},
+	{media.WebP, "WebP image", []string{"webp"}},
+	{media.KML, "KML", []string{"kml"}},
+	{media.KMZ, "KMZ", []string{"kmz"}},
+	{media.GPX, "GPX track", []string{"gpx"}},
 }
 
 // typeLabel names a media type for people.
@@ -48,9 +50,9 @@ type fileGroup struct {
 }
 
 var fileGroups = []fileGroup{
-	{"image", "Images (JPEG, PNG, WebP)", []string{"image/jpeg", "image/png", "image/webp"}, false},
-	{"layer", "Map layers (KML, KMZ)", []string{"application/vnd.google-earth.kml+xml", "application/vnd.google-earth.kmz"}, false},
-	{"track", "Tracks (GPX, KML)", []string{"application/gpx+xml", "application/vnd.google-earth.kml+xml"}, true},
+	{"image", "Images (JPEG, PNG, WebP)", []string{media.JPEG, media.PNG, media.WebP}, false},
+	{"layer", "Map layers (KML, KMZ)", []string{media.KML, media.KMZ}, false},
+	{"track", "Tracks (GPX, KML)", []string{media.GPX, media.KML}, true},
 }
 
 // groupNamed is the group of a ?kind= value; ok false for an unknown one.
