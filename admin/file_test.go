@@ -53,7 +53,7 @@ func TestFilesNeedFileRead(t *testing.T) {
 		t.Error("reader: an upload form")
 	}
 	doc = e.open(r, "/file/"+f.ID)
-	if doc.Find(`form[action="/admin/file/` + f.ID + `/delete"]`).Length() != 0 {
+	if doc.Find(`form[action="/admin/file/`+f.ID+`/delete"]`).Length() != 0 {
 		t.Error("reader: a Delete button")
 	}
 }

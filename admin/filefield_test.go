@@ -132,7 +132,7 @@ func TestEveryFileFieldHasAnUploadControl(t *testing.T) {
 				t.Errorf("%s: %s has no Upload button", kind, name)
 			}
 			_, multiple := in.Attr("multiple")
-			if isList := doc.Find(`textarea#` + id).Length() == 1; multiple != isList {
+			if isList := doc.Find(`textarea#`+id).Length() == 1; multiple != isList {
 				t.Errorf("%s: %s: multiple %v on a list %v", kind, name, multiple, isList)
 			}
 		}
