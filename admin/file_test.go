@@ -70,7 +70,7 @@ func TestUploadFromTheLibrary(t *testing.T) {
 	if text(doc.Find("main")) == "" || doc.Find(`form#file-upload input[type=file][name=file][multiple]`).Length() != 1 {
 		t.Fatal("no upload form with a multiple file input")
 	}
-	if got := doc.Find("#f-file").AttrOr("accept", ""); got != ".jpg,.jpeg,.png,.webp,.kml,.kmz,.gpx" {
+	if got := doc.Find("#f-file").AttrOr("accept", ""); got != ".jpg,.jpeg,.png,.webp,.gpx,.kml,.kmz" {
 		t.Errorf("accept %q", got)
 	}
 

@@ -44,7 +44,7 @@ func fileProps(t *testing.T, kind cms.Kind) map[string][]string {
 			return nil
 		}
 		var exts []string
-		for _, ext := range []string{"jpg", "jpeg", "png", "webp", "kml", "kmz", "gpx"} {
+		for _, ext := range []string{"jpg", "jpeg", "png", "webp", "gpx", "kml", "kmz"} {
 			if re.MatchString("https://h.example/a/b." + ext) {
 				exts = append(exts, ext)
 			}

@@ -22,9 +22,9 @@ var mediaTypes = []mediaType{
 	{media.JPEG, "JPEG image", []string{"jpg", "jpeg"}},
 	{media.PNG, "PNG image", []string{"png"}},
 	{media.WebP, "WebP image", []string{"webp"}},
+	{media.GPX, "GPX track", []string{"gpx"}},
 	{media.KML, "KML", []string{"kml"}},
 	{media.KMZ, "KMZ", []string{"kmz"}},
-	{media.GPX, "GPX track", []string{"gpx"}},
 }
 
 // typeLabel names a media type for people.
