@@ -44,6 +44,16 @@ type fileControl struct {
 	TrackNote string
 }
 
+// AcceptText names the files the field takes: ".jpg, .jpeg, .png or
+// .webp files".
+func (fc *fileControl) AcceptText() string {
+	exts := strings.Split(fc.Accept, ",")
+	if len(exts) == 1 {
+		return exts[0] + " files"
+	}
+	return strings.Join(exts[:len(exts)-1], ", ") + " or " + exts[len(exts)-1] + " files"
+}
+
 // ctlUpload prefixes the file input of a file field's control name.
 const ctlUpload = "_upload."
 

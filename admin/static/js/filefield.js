@@ -120,7 +120,7 @@ function enhance(tools) {
     const upload = tools.querySelector(".file-upload");
     if (upload) upload.after(open);
     else tools.prepend(open);
-    open.after(panel);
+    tools.append(panel);
 
     let files = [];
     let next = "";
