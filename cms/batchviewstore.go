@@ -342,3 +342,12 @@ func (b *bulkTx) assign(account string, owners Kind, list AssignmentList, write 
 	b.cur.assigned = append(b.cur.assigned, a)
 	return nil
 }
+
+// GetFiles reads the store: a batch writes no files. The write of the
+// chunk before ends first (it uses the transaction).
+func (b *bulkTx) GetFiles(ctx context.Context, account string, ids []string) ([]File, error) {
+	if err := b.settle(); err != nil {
+		return nil, err
+	}
+	return b.tx.GetFiles(ctx, account, ids)
+}

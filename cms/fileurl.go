@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/url"
 	"strings"
+
+	"github.com/bwcms/cms/cms/media"
 )
 
 // fileURLsKey holds the url prefixes of the request's own files.
@@ -80,20 +82,4 @@ func IsFileID(id string) bool {
 
 // FileExt is the extension of a file url for a media type ("" for a type
 // the service does not accept).
-func FileExt(typ string) string {
-	switch typ {
-	case "image/jpeg":
-		return "jpg"
-	case "image/png":
-		return "png"
-	case "image/webp":
-		return "webp"
-	case "application/vnd.google-earth.kml+xml":
-		return "kml"
-	case "application/vnd.google-earth.kmz":
-		return "kmz"
-	case "application/gpx+xml":
-		return "gpx"
-	}
-	return ""
-}
+func FileExt(typ string) string { return media.Ext(typ) }

@@ -15,7 +15,8 @@ type RecordIndex struct {
 	Lat, Lon Null[float64]
 	// Aliases maps a language code to the record's non-empty urlAlias.
 	Aliases map[string]string
-	// Refs are the ids the document names (assignment lists excluded).
+	// Refs are the ids the document names (assignment lists excluded),
+	// and the service's files it names (ToKind RefFile).
 	Refs []Reference
 	// Terms are the record's index terms but the m: ones, sorted, each
 	// once (search.go): a store keeps them with the record, with the
@@ -29,7 +30,7 @@ func (c *Codec) Index(rec Record) RecordIndex {
 	oc, v := c.kind(rec)
 	ix := recordIndex(rec)
 	ix.Aliases = aliases(*rec.Common().URLAlias)
-	ix.Refs = references(rec, oc.spec, v, "", nil)
+	ix.Refs = fileReferences(rec, oc.spec, v, references(rec, oc.spec, v, "", nil))
 	ix.Terms = indexTerms(rec)
 	return ix
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bwcms/cms/internal/option"
+	"gocloud.dev/blob"
 )
 
 // Options configure a Service. The zero value (or nil) gives the defaults
@@ -121,6 +122,26 @@ type Options struct {
 	// Default: nothing.
 	Observer Observer
 
+	// Files is where uploaded files' bytes live: a gocloud.dev/blob
+	// bucket the host opens with the driver it imports (fileblob for
+	// "file:///var/lib/cms/files", s3blob, gcsblob, azureblob; memblob in
+	// tests). Several instances share one bucket as they share one
+	// database. The Service does not close it. Default: none, and uploads
+	// are refused.
+	Files *blob.Bucket
+	// FileDecodes bounds the uploads judged and the thumbnails made at
+	// once (each may decode a large image). Default GOMAXPROCS.
+	FileDecodes int
+	// UnusedFileAge, when set, makes Purge delete the files that no
+	// record uses (file fields and <img> in HTML fields) and that were
+	// uploaded longer ago than it. Default: unused files are kept.
+	UnusedFileAge time.Duration
+	// FileOrphanAge is how old bytes without a file row must be before
+	// Purge removes them (by the blob store's clock): younger ones may
+	// belong to an upload whose row is about to commit. Default
+	// DefaultFileOrphanAge (1 hour).
+	FileOrphanAge time.Duration
+
 	// UserRecheck is how long a user's disabled state is trusted before
 	// it is read again; a disabled user's access tokens stop working after
 	// at most this long. Default DefaultUserRecheck (2 s).
@@ -146,6 +167,7 @@ const (
 	DefaultBatchHandoff     = 64 << 20
 	DefaultTxAttempts       = 5
 	DefaultUserRecheck      = 2 * time.Second
+	DefaultFileOrphanAge    = time.Hour
 )
 
 // The sentinels of Options: a field's "off".
@@ -202,12 +224,18 @@ func (o Options) withDefaults() (Options, error) {
 		option.Default(p+"BatchHandoff", &o.BatchHandoff, DefaultBatchHandoff, option.Sentinel[int]{Name: "cms.NoBatchHandoff", Value: NoBatchHandoff}),
 		option.Default(p+"TxAttempts", &o.TxAttempts, DefaultTxAttempts),
 		option.Default(p+"UserRecheck", &o.UserRecheck, DefaultUserRecheck),
+		option.Check(p+"FileDecodes", o.FileDecodes, "GOMAXPROCS"),
+		option.Check(p+"UnusedFileAge", o.UnusedFileAge, "never"),
+		option.Default(p+"FileOrphanAge", &o.FileOrphanAge, DefaultFileOrphanAge),
 	)
 	if err != nil {
 		return Options{}, err
 	}
 	if o.HashConcurrency == 0 {
 		o.HashConcurrency = runtime.GOMAXPROCS(0)
+	}
+	if o.FileDecodes == 0 {
+		o.FileDecodes = runtime.GOMAXPROCS(0)
 	}
 	if o.RefreshGrace == NoGrace {
 		o.RefreshGrace = 0

@@ -5,7 +5,9 @@ import "context"
 // Purge deletes what has expired: refresh-token families past their
 // absolute lifetime, login failures older than the throttling window,
 // addresses a user last logged in from more than 30 days ago, and finished batches older
-// than Options.BatchRetention.
+// than Options.BatchRetention; files' bytes that have no row (an upload
+// stopped before its row committed) and, with Options.UnusedFileAge, the
+// files no record uses.
 // Hosts call it now and then (the standalone server hourly); nothing
 // depends on it for correctness, only the tables' size.
 func (s *Service) Purge(ctx context.Context) error {
@@ -19,6 +21,8 @@ func (s *Service) Purge(ctx context.Context) error {
 	if _, err := s.store.PurgeKnownAddresses(ctx, now.Add(-knownAddressAge)); err != nil {
 		return err
 	}
-	_, err := s.store.PurgeBatches(ctx, now.Add(-s.opts.BatchRetention))
-	return err
+	if _, err := s.store.PurgeBatches(ctx, now.Add(-s.opts.BatchRetention)); err != nil {
+		return err
+	}
+	return s.purgeFiles(ctx)
 }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 )
 
 // Service is the content service: every business rule of the API, on top
@@ -30,6 +32,11 @@ type Service struct {
 	workers atomic.Int32
 	// idleWarned is set once SubmitBatch has warned that no worker runs.
 	idleWarned atomic.Bool
+	// decodes bounds the uploads judged and thumbnails made at once
+	// (Options.FileDecodes); thumbnails makes each thumbnail once when
+	// several requests ask for it together.
+	decodes    chan struct{}
+	thumbnails singleflight.Group
 }
 
 // NewService returns a Service on store.
@@ -53,6 +60,7 @@ func NewService(store Store, opts *Options) (*Service, error) {
 	}
 	s.users = newUserCache(o.UserRecheck)
 	s.doc = NewDocumentCodec()
+	s.decodes = make(chan struct{}, o.FileDecodes)
 	return s, nil
 }
 

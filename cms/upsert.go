@@ -142,6 +142,7 @@ type upsertStore interface {
 	SetMapResources(ctx context.Context, account, mapID string, role Role, resourceIDs []string) error
 	SetResourceMaps(ctx context.Context, account, resourceID string, role Role, mapIDs []string) error
 	AppendAssignments(ctx context.Context, account string, owners Kind, lists []AssignmentList) error
+	GetFiles(ctx context.Context, account string, ids []string) ([]File, error)
 }
 
 // upsertIn merges a decoded, sanitized body into the stored record inside
@@ -182,8 +183,17 @@ func (s *Service) upsertIn(ctx context.Context, tx upsertStore, p Principal, cod
 	} else {
 		merged = newWithDefaults(kind, id)
 	}
+	trackBefore := trackFileOf(merged) // before the merge changes it
 	mergeRecord(s.doc.kinds[kind].spec, merged, patch)
-	problems = append(slices.Clip(problems), s.checkMerged(codec, merged)...)
+	files, fileProblems, err := s.checkFiles(ctx, tx, p, patch, trackBefore, trackFileOf(merged))
+	if err != nil {
+		return res, err
+	}
+	if len(fileProblems) == 0 {
+		deriveTrack(merged, patch, files, trackBefore, entry == nil)
+	}
+	problems = append(slices.Clip(problems), fileProblems...)
+	problems = append(problems, s.checkMerged(codec, merged)...)
 	refProblems, err := s.checkReferences(ctx, tx, p, patch, assigned)
 	if err != nil {
 		return res, err

@@ -295,3 +295,9 @@ func TestUpgradeFillsTerms(t *testing.T) {
 		})
 	}
 }
+
+// TestUnusedFilesByReference: see bunstoretest.UnusedFilesByReference.
+func TestUnusedFilesByReference(t *testing.T) {
+	t.Parallel()
+	bunstoretest.UnusedFilesByReference(t, openTestStore(t, nil).Store)
+}

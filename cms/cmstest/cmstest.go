@@ -24,9 +24,11 @@
 // concurrent writers without lost updates, accounts, users, login
 // throttling (reservations held to their limits under concurrency),
 // settings, refresh tokens (one winner of concurrent spends, the user's
-// token lock) and
-// the batch queue (claims, leases, concurrent claimers). Where adapters
-// differ, the suite reads [cms.Features], never the adapter's name.
+// token lock), the batch queue (claims, leases, concurrent claimers) and
+// uploaded files' metadata (one file per content in an account, pages
+// newest first, unused files, GetFiles holding files against LockFile).
+// Where adapters differ, the suite reads [cms.Features], never the
+// adapter's name.
 //
 // Times the suite stores have whole microseconds and are compared as
 // instants (time.Time.Equal), so a store may give them back in any zone.
@@ -58,4 +60,5 @@ func Run(t *testing.T, open func(t *testing.T) cms.Store) {
 	t.Run("Batches", func(t *testing.T) { testBatches(t, open) })
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 	t.Run("Browse", func(t *testing.T) { testBrowse(t, open) })
+	t.Run("Files", func(t *testing.T) { testFiles(t, open) })
 }

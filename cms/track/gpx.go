@@ -199,14 +199,14 @@ func (p *gpxParser) point(el xml.StartElement) (Point, error) {
 // segment of two.
 func checkLines(t *Track, kind, what string) error {
 	if t.Points() == 0 {
-		return formatError(fmt.Sprintf("the %s file has no %s", kind, what))
+		return &FormatError{Msg: fmt.Sprintf("the %s file has no %s", kind, what), noLine: true}
 	}
 	for _, s := range t.Segments {
 		if len(s) >= 2 {
 			return nil
 		}
 	}
-	return formatError(fmt.Sprintf("the %s file has no line of two points or more", kind))
+	return &FormatError{Msg: fmt.Sprintf("the %s file has no line of two points or more", kind), noLine: true}
 }
 
 func first(a, b string) string {

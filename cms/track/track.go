@@ -77,8 +77,19 @@ func (e *tooLargeError) Is(target error) bool { return target == ErrTooLarge }
 // wrong in words meant for the person who uploaded it, and is safe to show.
 type FormatError struct {
 	Msg string
+	// noLine marks a well-formed file without a line to measure
+	// (ErrNoLine).
+	noLine bool
 }
 
 func (e *FormatError) Error() string { return e.Msg }
+
+// Is makes a file without a line ErrNoLine for errors.Is.
+func (e *FormatError) Is(target error) bool { return target == ErrNoLine && e.noLine }
+
+// ErrNoLine is what a parser's FormatError is when the file reads well but
+// holds no line of two points or more: a KML map layer of placemarks and
+// shapes is such a file.
+var ErrNoLine = errors.New("the file holds no line")
 
 func formatError(msg string) error { return &FormatError{Msg: msg} }

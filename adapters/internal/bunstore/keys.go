@@ -3,8 +3,9 @@ package bunstore
 import "strings"
 
 // The leading expressions of the record tables' secondary indexes
-// (migration 14). Each secondary index leads with an expression of its own
-// instead of columns its key shares with the primary key, so that a
+// (migration 14) and of the files table's (migration 24). Each secondary
+// index leads with an expression of its own instead of columns its key
+// shares with the primary key (or another index), so that a
 // PostgreSQL planner without statistics, which rates every index whose
 // leading columns a statement constrains as one row, has one index to
 // choose: a statement meant for a secondary index spells its expression
@@ -18,6 +19,9 @@ const (
 	refsToKey      = "account || '/' || to_id"               // refs_to
 	mapKey         = "account || '/' || map_id"              // assignments_map_pos
 	resourceKey    = "account || '/' || resource_id"         // assignments_resource
+	fileSHAKey     = "account || '/' || sha256"              // files_sha256
+	fileTypeKey    = "account || '/' || type"                // files_type
+	fileAgeKey     = "files.created + 0"                     // files_created
 )
 
 // keyOf is the value of a '/'-joined key expression.
@@ -31,7 +35,7 @@ func geoKeyOf(account, kind string) string { return account + "|" + kind }
 const shortList = 4
 
 // selectByKeys is "SELECT cols FROM table WHERE where AND col IN keys",
-// with the arguments: where's args, then the keys. With KeyLookups the
+// with the arguments: where's args, then the keys (where may be empty). With KeyLookups the
 // keys drive, each a look-up of table's index on where and col; cols may
 // name table's columns as table.column either way.
 func (s *Store) selectByKeys(cols, table, where string, args []any, col string, keys []string) (string, []any) {
@@ -41,10 +45,10 @@ func (s *Store) selectByKeys(cols, table, where string, args []any, col string, 
 			for _, k := range keys {
 				args = append(args, k)
 			}
-			return "SELECT " + cols + " FROM " + table + " WHERE " + where + " AND " + col + " IN (" +
-				strings.TrimSuffix(strings.Repeat("?, ", len(keys)), ", ") + ")", args
+			return "SELECT " + cols + " FROM " + table + " WHERE " + and(where, col+" IN ("+
+				strings.TrimSuffix(strings.Repeat("?, ", len(keys)), ", ")+")"), args
 		}
-		return "SELECT " + cols + " FROM " + table + " WHERE " + where + " AND " + col + " " + s.opts.InList,
+		return "SELECT " + cols + " FROM " + table + " WHERE " + and(where, col+" "+s.opts.InList),
 			append(args, s.opts.List(keys))
 	}
 	return "SELECT " + cols + " FROM " + lateralKeys(table, where, col), append([]any{s.opts.List(keys)}, args...)

@@ -91,8 +91,8 @@ type Options struct {
 	// ReferLock is appended to HoldReferenced's statement inside a
 	// transaction: it keeps the records a reference names from being
 	// deleted, without stopping their updates ("FOR KEY SHARE" on
-	// PostgreSQL). DeleteLock is LockForDelete's, which waits for every
-	// other lock ("FOR UPDATE"). SQLite needs neither.
+	// PostgreSQL). DeleteLock is LockForDelete's and LockFile's, which
+	// wait for every other lock ("FOR UPDATE"). SQLite needs neither.
 	ReferLock, DeleteLock string
 	// PairsJSON is the aggregate that gives a JSON array text of [a, b]
 	// pairs ordered by order, "[]" for no rows: a record query reads a
@@ -135,7 +135,9 @@ type Options struct {
 	// write of index terms inside a transaction ("FOR SHARE" on
 	// PostgreSQL): UpdateAccount, which changes them and adds or removes
 	// the terms of the languages, waits for the writers that read them,
-	// and they for it. SQLite's write transactions run one at a time.
+	// and they for it. GetFiles holds the files it finds with it, so that
+	// LockFile (DeleteLock) waits for the transactions of records that
+	// name them. SQLite's write transactions run one at a time.
 	ShareLock string
 	// Numbered turns ? placeholders into $1, $2, ... (PostgreSQL).
 	Numbered bool

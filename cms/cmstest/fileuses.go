@@ -1,0 +1,163 @@
+package cmstest
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/bwcms/cms/cms"
+)
+
+// indexesFileRefs reports whether a store's document codec makes a
+// reference to the file of a record's file field that holds a file url:
+// the store keeps the references the codec gives it.
+func indexesFileRefs(rec cms.Record) bool {
+	return slices.ContainsFunc(cms.NewDocumentCodec().Index(rec).Refs, func(r cms.Reference) bool {
+		return r.ToKind == cms.RefFile
+	})
+}
+
+// withImage is Resource id whose image is the url of file fileID.
+func withImage(id, fileID string) *cms.Resource {
+	r := resource(id)
+	r.Image = cms.NullOf(fileURL(fileID))
+	return r
+}
+
+// wantUnused checks UnusedFiles(before, limit).
+func wantUnused(tb testing.TB, s cms.Store, what string, before time.Time, limit int, want ...cms.File) {
+	tb.Helper()
+	got, err := s.UnusedFiles(tb.Context(), before, limit)
+	if err != nil {
+		tb.Fatalf("%s: UnusedFiles(%v, %d): %v", what, before, limit, err)
+	}
+	wantFiles(tb, fmt.Sprintf("%s: UnusedFiles(%v, %d)", what, before, limit), got, want)
+}
+
+// testUnusedFiles: the files created before the instant that nothing
+// references, of every account, oldest first; a reference keeps its
+// file until the record drops it.
+func testUnusedFiles(t *testing.T, s cms.Store) {
+	ctx := t.Context()
+	at := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Minute) }
+	var files []cms.File
+	for n, account := range []string{"a", "b", "a", "a", "b", "a"} {
+		f := newFile(account, n)
+		f.Created = at(n)
+		files = append(files, f)
+	}
+	// Stored newest first: the order comes from the instants.
+	newest := slices.Clone(files)
+	slices.Reverse(newest)
+	createFiles(t, s, newest...)
+
+	wantUnused(t, s, "no references", at(6), 100, files...)
+	wantUnused(t, s, "no references", at(6), 2, files[:2]...)
+	// Strictly before: the file created at the instant is not unused yet.
+	wantUnused(t, s, "no references", at(3), 100, files[:3]...)
+	wantUnused(t, s, "no references", at(0), 100)
+
+	// A Resource id equal to a file id is no reference to the file.
+	poi := resource("r-poi")
+	poi.POIResourceIDs = cms.NullOf([]string{files[0].ID, files[2].ID})
+	put(t, s, "a", poi)
+	wantUnused(t, s, "references to Resources of the files' ids", at(6), 100, files...)
+
+	used := withImage("r-img", files[2].ID)
+	if !indexesFileRefs(used) {
+		t.Skip("the document codec makes no reference to a file url yet: the references to files are not tested")
+	}
+	put(t, s, "a", used)
+	// The key is the account's: b's record naming a's file keeps nothing.
+	put(t, s, "b", withImage("r-b", files[3].ID))
+	wantUnused(t, s, "a's file named by a's record", at(6), 100, files[0], files[1], files[3], files[4], files[5])
+	wantUnused(t, s, "a's file named by a's record", at(6), 2, files[0], files[1])
+	refs, err := s.Referrers(ctx, "a", []string{cms.RefFile}, files[2].ID)
+	if err != nil || len(refs) != 1 || refs[0].FromID != "r-img" {
+		t.Errorf("Referrers of the file: %+v, %v; want r-img's image", refs, err)
+	}
+	// The record drops the file: it is unused again.
+	put(t, s, "a", resource("r-img"))
+	wantUnused(t, s, "the record dropped the file", at(6), 100, files...)
+	// A deleted record references nothing.
+	put(t, s, "a", withImage("r-img", files[5].ID))
+	wantUnused(t, s, "another file named", at(6), 100, files[:5]...)
+	must(t, s.DeleteRecord(ctx, "a", cms.KindResource, "r-img"))
+	wantUnused(t, s, "the record deleted", at(6), 100, files...)
+}
+
+// testFileLocks: inside transactions, GetFiles holds the files it found
+// until its transaction ends, so a LockFile waits for it (and then sees
+// what it wrote); a LockFile holds its file, so a GetFiles waits for it
+// (and then misses the file its transaction deleted). Where write
+// transactions run one at a time the second transaction itself waits.
+func testFileLocks(t *testing.T, open func(t *testing.T) cms.Store) {
+	t.Run("LockWaitsForHolder", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		f := newFile("a", 1)
+		must(t, s.CreateFile(ctx, f))
+		held := make(chan struct{})
+		first := make(chan error, 1)
+		go func() {
+			first <- s.WithTx(ctx, func(tx cms.Store) error {
+				got, err := tx.GetFiles(ctx, "a", []string{f.ID})
+				if err != nil || len(got) != 1 {
+					return fmt.Errorf("GetFiles: %v, %v", fileIDs(got), err)
+				}
+				close(held)
+				time.Sleep(100 * time.Millisecond) // the lock is asked for meanwhile
+				return tx.PutRecord(ctx, entry("a", withImage("r-1", f.ID), t0))
+			})
+		}()
+		<-held
+		must(t, s.WithTx(ctx, func(tx cms.Store) error {
+			if _, err := tx.LockFile(ctx, "a", f.ID); err != nil {
+				return fmt.Errorf("LockFile: %w", err)
+			}
+			if _, err := tx.GetRecord(ctx, "a", cms.KindResource, "r-1"); err != nil {
+				return fmt.Errorf("LockFile did not wait for the transaction holding the file: %w", err)
+			}
+			if indexesFileRefs(withImage("r-1", f.ID)) {
+				refs, err := tx.Referrers(ctx, "a", []string{cms.RefFile}, f.ID)
+				if err != nil || len(refs) != 1 {
+					return fmt.Errorf("Referrers after LockFile: %+v, %v; want r-1's image", refs, err)
+				}
+			}
+			return nil
+		}))
+		must(t, <-first)
+	})
+
+	t.Run("HolderWaitsForLock", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		f, other := newFile("a", 1), newFile("a", 2)
+		createFiles(t, s, f, other)
+		locked := make(chan struct{})
+		first := make(chan error, 1)
+		go func() {
+			first <- s.WithTx(ctx, func(tx cms.Store) error {
+				if _, err := tx.LockFile(ctx, "a", f.ID); err != nil {
+					return fmt.Errorf("LockFile: %w", err)
+				}
+				close(locked)
+				time.Sleep(100 * time.Millisecond) // the files are asked for meanwhile
+				return tx.DeleteFile(ctx, "a", f.ID)
+			})
+		}()
+		<-locked
+		must(t, s.WithTx(ctx, func(tx cms.Store) error {
+			got, err := tx.GetFiles(ctx, "a", []string{f.ID, other.ID})
+			if err == nil && !slices.Equal(fileIDs(got), []string{other.ID}) {
+				err = fmt.Errorf("GetFiles found %v, want only %s: the file was deleted by the transaction it waited for",
+					fileIDs(got), other.ID)
+			}
+			return err
+		}))
+		must(t, <-first)
+	})
+}
