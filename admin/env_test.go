@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	"gocloud.dev/blob/memblob"
 
 	"github.com/bwcms/cms/cms"
 	"github.com/bwcms/cms/internal/testenv"
@@ -43,7 +44,10 @@ func newEnv(tb testing.TB, o envOptions) *env {
 		open = testenv.OpenSQLiteMemory
 	}
 	e := &env{t: tb, store: open(tb), clock: testenv.NewClock()}
-	e.svc = testenv.NewService(tb, e.store, e.clock, nil,
+	// Uploaded files' bytes in memory, for this env alone.
+	bucket := memblob.OpenBucket(nil)
+	tb.Cleanup(func() { bucket.Close() })
+	e.svc = testenv.NewService(tb, e.store, e.clock, func(o *cms.Options) { o.Files = bucket },
 		testenv.Account{Name: "acme", Langs: testenv.Langs("en", "it", "de"), Users: []testenv.User{
 			{Name: "admin", Perms: []string{"*"}},
 			{Name: "reader", Perms: []string{"*:read"}},

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/bwcms/cms/cms"
 )
 
@@ -125,3 +127,25 @@ func (e *env) uploadFile(name string, body []byte) *cms.File {
 func (e *env) fileURL(f *cms.File) string {
 	return e.srv.URL + "/api/bw/v2" + cms.FilePath(*f)
 }
+
+// figures reads the <dt>/<dd> pairs inside s ("Distance" -> "11.1 km").
+func figures(s *goquery.Selection) map[string]string {
+	out := map[string]string{}
+	s.Find("dt").Each(func(_ int, dt *goquery.Selection) {
+		out[text(dt)] = text(dt.Next())
+	})
+	return out
+}
+
+// wantFigures fails unless got holds every pair of want.
+func wantFigures(t *testing.T, what string, got, want map[string]string) {
+	t.Helper()
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %s is %q, want %q (all: %v)", what, k, got[k], v, got)
+		}
+	}
+}
+
+// northFigures are the figures of gpxNorth(100).
+var northFigures = map[string]string{"Distance": "11.1 km", "Ascent": "500 m", "Descent": "0 m", "Duration": "1 h 40 min"}

@@ -38,6 +38,7 @@ type fileControl struct {
 	// CanUpload and CanChoose follow file:write and file:read.
 	CanUpload bool
 	CanChoose bool
+	exts      []string
 	// Track is the track of the file the field names, when it holds one.
 	Track *trackFigures
 	// TrackNote says what a save does with the track's figures.
@@ -46,13 +47,7 @@ type fileControl struct {
 
 // AcceptText names the files the field takes: ".jpg, .jpeg, .png or
 // .webp files".
-func (fc *fileControl) AcceptText() string {
-	exts := strings.Split(fc.Accept, ",")
-	if len(exts) == 1 {
-		return exts[0] + " files"
-	}
-	return strings.Join(exts[:len(exts)-1], ", ") + " or " + exts[len(exts)-1] + " files"
-}
+func (fc *fileControl) AcceptText() string { return acceptText(fc.exts) }
 
 // ctlUpload prefixes the file input of a file field's control name.
 const ctlUpload = "_upload."
@@ -64,7 +59,7 @@ func (b *formBuild) fileControlOf(c *formControl, p *propSchema) *fileControl {
 	if a == nil || !b.editable || c.ReadOnly || !(c.Widget == "text" && c.InputType == "url" || c.Widget == "lines") {
 		return nil
 	}
-	fc := &fileControl{Accept: a.Accept(), Kind: a.Group, Multiple: c.Widget == "lines",
+	fc := &fileControl{Accept: a.Accept(), exts: a.Exts, Kind: a.Group, Multiple: c.Widget == "lines",
 		InputID: c.ID + "-upload", InputName: ctlUpload + c.Name, Action: "upload:" + c.Name,
 		CanUpload: b.perms.Can(cms.AreaFile, cms.ActionWrite), CanChoose: b.perms.Can(cms.AreaFile, cms.ActionRead) && a.Group != ""}
 	if !fc.CanUpload && !fc.CanChoose {

@@ -137,7 +137,8 @@ func (h *editor) applyUploads(r *http.Request, fc *formCtx, uploads []formUpload
 			continue
 		}
 		refuse := func(text string) {
-			probs = append(probs, cms.Problem{Kind: fc.kind, ID: fc.st.get("id"), Field: u.Field, Text: u.Name + ": " + text})
+			probs = append(probs, cms.Problem{Kind: fc.kind, ID: fc.st.get("id"), Field: u.Field,
+				Text: strconv.Quote(u.Name) + " was not uploaded into this field. " + sentence(text)})
 		}
 		if u.Err != nil {
 			_, msg := errorText(u.Err)
@@ -166,12 +167,31 @@ func (h *editor) applyUploads(r *http.Request, fc *formCtx, uploads []formUpload
 // does): another type, or a track field's file without a track.
 func fileFits(a *fileAccept, f *cms.File) string {
 	if !slices.Contains(a.Exts, cms.FileExt(f.Type)) {
-		return "this field takes " + strings.Join(dotted(a.Exts), ", ") + " files, not a " + typeLabel(f.Type) + " (the file is kept in Files)"
+		return "This field takes " + acceptText(a.Exts) + ", not a " + typeLabel(f.Type) + "; the file is kept in Files."
 	}
 	if a.Group == "track" && f.Track == nil {
-		return "the file holds no track (the file is kept in Files)"
+		return "The file holds no track; it is kept in Files."
 	}
 	return ""
+}
+
+// acceptText names the files of extensions exts: ".jpg, .jpeg or .png
+// files".
+func acceptText(exts []string) string {
+	d := dotted(exts)
+	if len(d) == 1 {
+		return d[0] + " files"
+	}
+	return strings.Join(d[:len(d)-1], ", ") + " or " + d[len(d)-1] + " files"
+}
+
+// sentence makes a message a sentence: a capital first, a full stop last.
+func sentence(s string) string {
+	s = problemText(strings.TrimSpace(s))
+	if s != "" && !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
 }
 
 func dotted(exts []string) []string {

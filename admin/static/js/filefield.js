@@ -24,8 +24,11 @@ function setStatus(status, text, error = false) {
 function fits(tools, f) {
   const accept = (tools.dataset.accept || "").split(",").filter(Boolean);
   const ext = "." + (f.url.split("?")[0].split(".").pop() || "").toLowerCase();
-  if (accept.length && !accept.includes(ext)) return `this field takes ${accept.join(", ")} files, not a ${f.typeLabel} (the file is kept in Files)`;
-  if (tools.dataset.kind === "track" && !f.track) return "the file holds no track (the file is kept in Files)";
+  if (accept.length && !accept.includes(ext)) {
+    const names = accept.length > 1 ? `${accept.slice(0, -1).join(", ")} or ${accept[accept.length - 1]}` : accept[0];
+    return `This field takes ${names} files, not a ${f.typeLabel}; the file is kept in Files.`;
+  }
+  if (tools.dataset.kind === "track" && !f.track) return "The file holds no track; it is kept in Files.";
   return "";
 }
 
@@ -90,7 +93,7 @@ function enhance(tools) {
         });
         const why = r.file ? fits(tools, r.file) : r.fail;
         if (why) {
-          refused.push(`${file.name}: ${why}`);
+          refused.push(`"${file.name}" was not uploaded into this field. ${why}`);
           continue;
         }
         put(tools, target, r.file);
