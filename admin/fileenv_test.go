@@ -86,8 +86,8 @@ func pngOf(t testing.TB, w, h int) []byte {
 
 // gpxNorth is a walk due north from 45°N 7°E: n+1 points 0.001° of
 // latitude apart (111.2 m each on the mean Earth radius), climbing 5 m a
-// point, one point a minute. n = 100 makes 11.1 km, 500 m of ascent, no
-// descent, 1 h 40 min.
+// point, one point a minute. n = 100 makes 11.1 km (11,119.5 m), 500 m of
+// ascent, no descent, 1 h 40 min.
 func gpxNorth(n int) []byte {
 	var b strings.Builder
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>

@@ -271,8 +271,9 @@ func TestTrackFormShowsTheFileFigures(t *testing.T) {
 		t.Errorf("beside trackFile %q: no note", got)
 	}
 	stored := e.stored(cms.KindResource, "r-track")
-	if d, _ := stored["trackTravelDistance"].(float64); d < 11119 || d > 11120 {
-		t.Errorf("derived distance %v, want 11119", stored["trackTravelDistance"])
+	// 0.1° of latitude on the mean Earth radius: 11,119.5 m.
+	if d, _ := stored["trackTravelDistance"].(float64); d != 11120 {
+		t.Errorf("derived distance %v, want 11120", stored["trackTravelDistance"])
 	}
 	// Another kind's file field shows no figures; a URL that names no
 	// file of the account neither.

@@ -10,6 +10,7 @@ import { el, uploadFile, thumb, meta, trackLine, sameAdmin } from "./upload.js";
 const form = document.getElementById("file-upload");
 const input = document.getElementById("f-file");
 const progress = document.getElementById("upload-progress");
+const summary = document.getElementById("upload-summary");
 
 // card builds a file's entry of the list as the server renders it.
 function card(f) {
@@ -41,6 +42,7 @@ async function uploadAll(files) {
   button.disabled = true;
   progress.hidden = false;
   progress.replaceChildren();
+  summary.textContent = "";
   const rows = files.map((file) => {
     const li = el("li", { class: "upload-row" });
     const bar = el("progress", { max: "100", value: "0", "aria-label": `Uploading ${file.name}` });
@@ -68,14 +70,12 @@ async function uploadAll(files) {
       row.li.classList.add("refused");
     }
   }
-  const summary = el("li", { class: "upload-summary", role: "status" },
-    refused ? `${rows.length - refused} of ${rows.length} uploaded; ${refused} refused.` : `${rows.length} uploaded.`);
-  progress.append(summary);
+  summary.textContent = refused ? `${rows.length - refused} of ${rows.length} uploaded; ${refused} refused.` : `${rows.length} uploaded.`;
   input.value = "";
   button.disabled = false;
 }
 
-if (form && input && progress) {
+if (form && input && progress && summary) {
   form.addEventListener("submit", (ev) => {
     const files = [...input.files];
     if (files.length === 0) return; // the server says to choose one
