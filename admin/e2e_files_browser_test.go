@@ -3,6 +3,9 @@
 package admin
 
 import (
+	"bytes"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,7 +54,7 @@ func TestE2EUploadATrackAndUseIt(t *testing.T) {
 	e.clock.Advance(1e9)
 	e.uploadFile("Old town map.png", pngOf(t, 800, 1000))
 	e.clock.Advance(1e9)
-	e.uploadFile("Castle <b>tour</b>.kml", []byte(`<?xml version="1.0"?><kml xmlns="http://www.opengis.net/kml/2.2"><Document><Placemark><Point><coordinates>7.68,45.07</coordinates></Point></Placemark></Document></kml>`))
+	e.uploadFile("Castle <b>tour<b> & more.kml", []byte(`<?xml version="1.0"?><kml xmlns="http://www.opengis.net/kml/2.2"><Document><Placemark><Point><coordinates>7.68,45.07</coordinates></Point></Placemark></Document></kml>`))
 	e.clock.Advance(1e9)
 	paths := e2eFiles(t, map[string][]byte{"north.gpx": gpxNorth(100), "notes.txt": []byte(strings.Repeat("not a file the service keeps\n", 50))})
 	b := browsertest.New(t)
@@ -123,7 +126,7 @@ func TestE2EUploadATrackAndUseIt(t *testing.T) {
 		t.Fatalf("the picker did not open with the two images: %v (focus on %s)", err, x.focused())
 	}
 	x.audit()
-	x.shot("choose-image", 0)
+	x.shotOf("choose-image", `.file-tools[data-for=f-image]`, 120)
 	x.key(kb.ArrowDown) // the second image (the older one)
 	x.pressEnter()
 	if got := x.value("#f-image"); !strings.HasSuffix(got, "/harbour-at-dawn.png") {
@@ -141,4 +144,35 @@ func TestE2EUploadATrackAndUseIt(t *testing.T) {
 		t.Errorf("after the save, beside trackFile: %q", got)
 	}
 	x.audit()
+}
+
+// shotOf saves a screenshot of the page cut to the rows of the element
+// sel and margin pixels above and below it: a part of a long form.
+func (x *e2eTab) shotOf(name, sel string, margin int) {
+	x.t.Helper()
+	box := e2eEval[[]float64](x, `(() => { const r = document.querySelector(`+e2eJS(sel)+`).getBoundingClientRect();
+		return [r.top + scrollY, r.bottom + scrollY, devicePixelRatio]; })()`)
+	file := browsertest.Screenshot(x.t, x.ctx, name)
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		x.t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(raw))
+	if err != nil {
+		x.t.Fatal(err)
+	}
+	b := img.Bounds()
+	y0 := max(b.Min.Y, int((box[0]-float64(margin))*box[2]))
+	y1 := min(b.Max.Y, int((box[1]+float64(margin))*box[2]))
+	sub := img.(interface {
+		SubImage(r image.Rectangle) image.Image
+	}).SubImage(image.Rect(b.Min.X, y0, b.Max.X, y1))
+	var out bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestCompression}
+	if err := enc.Encode(&out, sub); err != nil {
+		x.t.Fatal(err)
+	}
+	if err := os.WriteFile(file, out.Bytes(), 0o644); err != nil {
+		x.t.Fatal(err)
+	}
 }

@@ -148,7 +148,7 @@ function enhance(tools) {
         const text = el("span", { class: "file-option-text" });
         text.append(el("span", { class: "file-name" }, f.name), el("span", { class: "file-meta" }, meta(f)));
         const t = trackLine(f);
-        if (t) text.append(el("span", { class: "file-meta" }, t));
+        if (t) text.append(t);
         opt.append(pic, text);
         opt.addEventListener("mousedown", (ev) => ev.preventDefault());
         opt.addEventListener("click", () => choose(i));

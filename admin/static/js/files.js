@@ -20,7 +20,7 @@ function card(f) {
   a.append(thumb(f));
   li.append(a, el("a", { class: "file-name", href: page }, f.name), el("span", { class: "file-meta" }, meta(f)));
   const t = trackLine(f);
-  if (t) li.append(el("span", { class: "file-meta" }, t));
+  if (t) li.append(t);
   return li;
 }
 
@@ -28,9 +28,9 @@ function addToList(f) {
   let grid = document.querySelector("ul.file-grid");
   if (!grid) {
     grid = el("ul", { class: "file-grid", "aria-label": "Files, newest first" });
-    const empty = form.parentElement.querySelector(".list-filters + p");
+    const empty = form.parentElement.querySelector(".file-filters + p");
     if (empty) empty.replaceWith(grid);
-    else document.querySelector(".list-filters").after(grid);
+    else document.querySelector(".file-filters").after(grid);
   }
   const old = grid.querySelector(`li[data-id="${CSS.escape(f.id)}"]`);
   if (old) old.remove();

@@ -78,11 +78,17 @@ export function meta(card) {
   return s;
 }
 
-// trackLine is a track's figures in one line; "" without a track.
+// trackLine is a track's figures as the line of a card (one span each,
+// never cut inside); null without a track.
 export function trackLine(card) {
   const t = card.track;
-  if (!t) return "";
-  let s = `${t.distance} · ↑ ${t.ascent} · ↓ ${t.descent}`;
-  if (t.duration) s += ` · ${t.duration}`;
-  return s;
+  if (!t) return null;
+  const line = el("span", { class: "file-meta file-figures" });
+  const parts = [t.distance, `↑ ${t.ascent}`, `↓ ${t.descent}`];
+  if (t.duration) parts.push(t.duration);
+  parts.forEach((p, i) => {
+    if (i) line.append(" ");
+    line.append(el("span", {}, p));
+  });
+  return line;
 }
