@@ -148,8 +148,7 @@ func TestEveryFileFieldHasAnUploadControl(t *testing.T) {
 		})
 	}
 
-	// Without file permissions, no upload control; with file:read alone,
-	// the picker only.
+	// Without file permissions, no upload control.
 	r := e.signIn("editor")
 	if n := e.open(r, "/resource/r-1/edit").Find(".file-tools").Length(); n != 0 {
 		t.Errorf("editor without file permissions: %d upload controls", n)
