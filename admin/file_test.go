@@ -118,6 +118,28 @@ func TestUploadFromTheLibrary(t *testing.T) {
 		}
 	}
 
+	// The same bytes again, from a script: the file already stored.
+	req := e.multipartRequest("/file/upload", nil, upload{"file", "copy.png", pngOf(t, 1200, 900)})
+	req.Header.Set("Accept", "application/json")
+	res = e.do(c, req)
+	var again struct {
+		Results []struct {
+			Name     string
+			File     fileCard
+			Existing bool
+		}
+	}
+	if err := json.NewDecoder(res.Body).Decode(&again); err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != http.StatusOK || len(again.Results) != 1 || !again.Results[0].Existing ||
+		again.Results[0].File.ID != img.ID || again.Results[0].File.URL != e.fileURL(&img) {
+		t.Errorf("the same bytes again: %d %+v", res.StatusCode, again)
+	}
+	if n := len(e.files()); n != 2 {
+		t.Errorf("%d files after the same bytes again, want 2", n)
+	}
+
 	// Its page: the preview at 640 pixels, the url, the figures.
 	doc = e.open(c, "/file/"+img.ID)
 	pre := doc.Find(".file-preview img")

@@ -246,6 +246,24 @@ func TestRefusedUploadIntoAFieldSavesNothing(t *testing.T) {
 	if files := e.files(); len(files) != 1 || files[0].Name != "north.gpx" {
 		t.Errorf("files %v, want the GPX alone (a file of another type is kept)", files)
 	}
+
+	// An editor who may change Resources but not upload files: the file
+	// is refused on its field, nothing is saved or stored.
+	ed := e.signIn("editor")
+	doc := e.open(ed, "/resource/r-1/edit")
+	vals := formValues(t, doc, "#record-form")
+	vals.Set("title", "Changed")
+	vals.Set("_action", "save")
+	doc = e.page(e.postMultipart(ed, "/resource/r-1/edit", vals, upload{ctlUpload + "image", "cover.png", pngOf(t, 40, 30)}), http.StatusConflict)
+	if got := text(doc.Find("#f-image-error")); !strings.Contains(got, "Your permissions do not allow this.") {
+		t.Errorf("editor: error beside image %q", got)
+	}
+	if got := e.storedJSON(cms.KindResource, "r-1"); got != before {
+		t.Errorf("editor: the record changed: %s", got)
+	}
+	if n := len(e.files()); n != 1 {
+		t.Errorf("editor: %d files, want 1", n)
+	}
 }
 
 // TestTrackFormShowsTheFileFigures: a TRACK Resource whose trackFile
