@@ -57,6 +57,8 @@ type filesPage struct {
 	// Results are the outcomes of an upload without scripts.
 	Results []uploadResult
 	Refused int
+	// NoFile marks an upload that sent no file.
+	NoFile  bool
 	Deleted string // the id of the file just deleted
 }
 
@@ -258,6 +260,7 @@ func (h *Handler) fileUpload(w http.ResponseWriter, r *http.Request) {
 	}
 	page := h.newFilesPage(s, "")
 	page.Results = results
+	page.NoFile = len(results) == 0
 	for _, res := range results {
 		if res.Card == nil {
 			page.Refused++
@@ -275,7 +278,7 @@ func (h *Handler) fileUpload(w http.ResponseWriter, r *http.Request) {
 		page.Next = h.url("/file/") + "?after=" + url.QueryEscape(next)
 	}
 	title := "Files"
-	if page.Refused > 0 {
+	if page.Refused > 0 || page.NoFile {
 		title = "Error: " + title
 	}
 	h.render(w, r, status, "files", &view{Title: title, Session: s, Section: "file", Page: page})

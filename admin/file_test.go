@@ -181,6 +181,12 @@ func TestRefusedUploadSaysWhyAndStoresNothing(t *testing.T) {
 		t.Errorf("stored %v, want good.png alone", files)
 	}
 
+	// No file at all: the page says to choose one.
+	doc = e.page(e.postMultipart(c, "/file/upload", nil, upload{"file", "", nil}), http.StatusBadRequest)
+	if got := text(doc.Find(".error-summary")); got != "Choose one or more files to upload, then press Upload." {
+		t.Errorf("no file: %q", got)
+	}
+
 	// A script gets the same text in JSON.
 	req := e.multipartRequest("/file/upload", nil, upload{"file", "notes.txt", []byte("plain")})
 	req.Header.Set("Accept", "application/json")
