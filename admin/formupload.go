@@ -22,8 +22,8 @@ import (
 
 const (
 	// maxUploadBody is the largest body of one upload: the service's
-	// largest accepted file (20 MiB) and room for multipart framing.
-	maxUploadBody = 20<<20 + 64<<10
+	// largest accepted file and room for multipart framing.
+	maxUploadBody = cms.MaxUpload + 64<<10
 	// maxFormFiles bounds the files one post of a form uploads.
 	maxFormFiles = 10
 )
