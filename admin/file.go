@@ -227,7 +227,7 @@ func (h *Handler) fileUpload(w http.ResponseWriter, r *http.Request) {
 		case errors.As(err, &svcErr):
 			h.fail(w, r, svcErr.err)
 		case isMaxBytes(err):
-			h.renderError(w, r, http.StatusRequestEntityTooLarge, "Request too large: upload at most "+strconv.Itoa(maxFormFiles)+" files of 20 MB at once.")
+			h.renderError(w, r, http.StatusRequestEntityTooLarge, "Request too large: upload at most "+strconv.Itoa(maxFormFiles)+" files of "+strconv.Itoa(cms.MaxUpload>>20)+" MB at once.")
 		default:
 			h.renderError(w, r, http.StatusBadRequest, "The upload could not be read. Go back and try again.")
 		}

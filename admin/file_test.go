@@ -181,6 +181,16 @@ func TestRefusedUploadSaysWhyAndStoresNothing(t *testing.T) {
 		t.Errorf("stored %v, want good.png alone", files)
 	}
 
+	// Over the largest upload: refused beside its name, nothing stored.
+	huge := append(pngOf(t, 64, 64), make([]byte, cms.MaxUpload)...)
+	doc = e.page(e.postMultipart(c, "/file/upload", nil, upload{"file", "huge.png", huge}), http.StatusRequestEntityTooLarge)
+	if got := text(doc.Find(".upload-results li")); got != "huge.png: Request too large (nothing was stored)" {
+		t.Errorf("a huge file: %q", got)
+	}
+	if files := e.files(); len(files) != 1 {
+		t.Errorf("after a huge file: %d files, want 1", len(files))
+	}
+
 	// No file at all: the page says to choose one.
 	doc = e.page(e.postMultipart(c, "/file/upload", nil, upload{"file", "", nil}), http.StatusBadRequest)
 	if got := text(doc.Find(".error-summary")); got != "Choose one or more files to upload, then press Upload." {
