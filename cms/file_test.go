@@ -218,6 +218,7 @@ func TestUploadRefused(t *testing.T) {
 		}{
 			{"empty.png", nil, cms.CodeMalformed, ""},
 			{"notes.txt", []byte("hello, world"), cms.CodeConflict, ""},
+			{"cut.png", pngImage(t, 300, 300)[:2000], cms.CodeConflict, ""},
 			{"page.html", []byte("<!doctype html><html><body>hi</body></html>"), cms.CodeConflict, ""},
 			{"bomb.kml", []byte(`<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]><kml>&lol2;</kml>`), cms.CodeConflict, "DTD"},
 			{"big.kml", kmlLine(10, 11<<20), cms.CodeTooLarge, "Request too large"},
