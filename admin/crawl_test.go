@@ -18,9 +18,11 @@ func TestEveryAddressStaysInsideThePrefix(t *testing.T) {
 	for _, prefix := range []string{"", "/admin", "/x/y/admin"} {
 		t.Run("prefix="+prefix, func(t *testing.T) {
 			e := newEnv(t, envOptions{prefix: prefix})
-			seedCrawl(t, e)
+			crawlFiles := seedCrawl(t, e)
 			c := e.signIn("admin")
 			seen := map[string]bool{}
+			files := map[string]bool{}
+			fileURLs := e.srv.URL + "/api/bw/v2/file/"
 			queue := []string{prefix + "/", prefix + "/login"}
 			for len(queue) > 0 && len(seen) < 400 {
 				path := queue[0]
@@ -42,6 +44,12 @@ func TestEveryAddressStaysInsideThePrefix(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, ref := range references(doc) {
+					if ref.what == "img[src]" && strings.HasPrefix(ref.value, fileURLs) {
+						// The service's files (their thumbnails), which
+						// the API serves.
+						files[ref.value] = true
+						continue
+					}
 					u, err := url.Parse(ref.value)
 					if err != nil || u.Host != "" || u.Scheme != "" {
 						t.Errorf("%s: %s %q leaves the admin", path, ref.what, ref.value)
@@ -63,14 +71,26 @@ func TestEveryAddressStaysInsideThePrefix(t *testing.T) {
 			if len(seen) < 3 {
 				t.Errorf("crawled only %v", seen)
 			}
+			for _, want := range []string{prefix + "/file/", prefix + "/file/" + crawlFiles[0], prefix + "/file/" + crawlFiles[1]} {
+				if !seen[want] {
+					t.Errorf("the crawl did not reach %s", want)
+				}
+			}
+			if len(files) < 2 {
+				t.Errorf("images of files shown: %v, want the thumbnail and the preview", files)
+			}
 		})
 	}
 }
 
 // seedCrawl stores records of each kind that name one another, so that
-// lists, forms, id lists and nested items link somewhere.
-func seedCrawl(t *testing.T, e *env) {
+// lists, forms, id lists and nested items link somewhere, and an image
+// and a track that a Resource uses; it returns the files' ids.
+func seedCrawl(t *testing.T, e *env) []string {
 	t.Helper()
+	img := e.uploadFile("crawl.png", pngOf(t, 320, 200))
+	track := e.uploadFile("crawl.gpx", gpxNorth(30))
+	defer e.put(cms.KindResource, `{"id":"crawl-files","title":"Files","resourceType":"TRACK","image":"`+e.fileURL(img)+`","trackFile":"`+e.fileURL(track)+`"}`)
 	e.storeRecords(cms.KindMap, `{"id":"crawl-map","title":"Crawl map"}`)
 	e.storeRecords(cms.KindResource, `{"id":"crawl-res","title":"Crawl","resourceType":"POI","resourceCategories":["cat"],"mapIds":["crawl-map"]}`)
 	e.storeRecords(cms.KindLanding, `{"id":"crawl-landing","mapId":"crawl-map"}`)
@@ -79,6 +99,7 @@ func seedCrawl(t *testing.T, e *env) {
 	e.put(cms.KindMap, `{"id":"m-1","title":"Map","resourceIds":["r-1"],"trackResourceId":"r-0"}`)
 	e.put(cms.KindLanding, `{"id":"l-1","title":"Landing","mapId":"m-1","landingBlocks":[{"title":"B","resourceIds":["m-1"]}]}`)
 	e.put(cms.KindProposal, `{"id":"p-1","title":"Proposal","mapId":"m-1","hotels":[{"title":"H","resourceIds":["r-1"]}]}`)
+	return []string{img.ID, track.ID}
 }
 
 type reference struct {

@@ -247,8 +247,8 @@ func (fc *formCtx) langsWithDefault() []string {
 
 // editPost answers POST: a save, or a button that changes the form.
 func (h *editor) editPost(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxFormBody)
-	if err := parseForm(r); err != nil {
+	uploads, err := h.readPostedForm(w, r)
+	if err != nil {
 		status := http.StatusBadRequest
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			status = http.StatusRequestEntityTooLarge
@@ -288,6 +288,24 @@ func (h *editor) editPost(w http.ResponseWriter, r *http.Request) {
 		fc.st.vals.Set("id", strings.TrimSpace(form.Get("id")))
 	}
 	fc.showLanguages()
+	if fc.canWrite() && (len(uploads) > 0 || strings.HasPrefix(action, "upload:")) {
+		// The files chosen in the form's file inputs: their urls go in
+		// their fields first; a refused one stops the button (nothing
+		// is saved) and shows why beside its field.
+		probs, done := h.applyUploads(r, fc, uploads)
+		if len(probs) > 0 {
+			h.showForm(w, r, http.StatusConflict, fc, nil, probs)
+			return
+		}
+		if strings.HasPrefix(action, "upload:") {
+			n := notice{Kind: "ok", Text: done}
+			if done == "" {
+				n = notice{Kind: "warn", Text: "Choose a file to upload first, then press Upload."}
+			}
+			h.showForm(w, r, http.StatusOK, fc, []notice{n}, nil)
+			return
+		}
+	}
 	switch {
 	case action == "" || action == "save":
 		h.save(w, r, fc)
@@ -487,7 +505,7 @@ func formsText(stored, posted string) bool {
 func (h *editor) showForm(w http.ResponseWriter, r *http.Request, status int, fc *formCtx, notices []notice, problems []cms.Problem) {
 	ctx := r.Context()
 	b := &formBuild{ks: fc.ks, st: fc.st, shown: fc.langsWithDefault(), editable: fc.canWrite(), isNew: fc.isNew,
-		titles: h.refTitles(ctx, fc.s, refIDs(fc.ks, fc.st))}
+		titles: h.refTitles(ctx, fc.s, refIDs(fc.ks, fc.st)), perms: fc.s.P, files: h.trackFiles(ctx, fc.s.P, fc.ks, fc.st)}
 	if fc.rec != nil {
 		b.stored = fc.rec.vals
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	"gocloud.dev/blob/memblob"
 
 	"github.com/bwcms/cms/cms"
 	"github.com/bwcms/cms/internal/testenv"
@@ -32,6 +33,8 @@ type env struct {
 type envOptions struct {
 	prefix string
 	store  func(testing.TB) cms.Store
+	// api adjusts the API handler's options.
+	api func(*transport.Options)
 }
 
 func newEnv(tb testing.TB, o envOptions) *env {
@@ -41,14 +44,21 @@ func newEnv(tb testing.TB, o envOptions) *env {
 		open = testenv.OpenSQLiteMemory
 	}
 	e := &env{t: tb, store: open(tb), clock: testenv.NewClock()}
-	e.svc = testenv.NewService(tb, e.store, e.clock, nil,
+	// Uploaded files' bytes in memory, for this env alone.
+	bucket := memblob.OpenBucket(nil)
+	tb.Cleanup(func() { bucket.Close() })
+	e.svc = testenv.NewService(tb, e.store, e.clock, func(o *cms.Options) { o.Files = bucket },
 		testenv.Account{Name: "acme", Langs: testenv.Langs("en", "it", "de"), Users: []testenv.User{
 			{Name: "admin", Perms: []string{"*"}},
 			{Name: "reader", Perms: []string{"*:read"}},
 			{Name: "editor", Perms: []string{"resource:*", "map:*"}},
 		}},
 		testenv.Account{Name: "other", Langs: testenv.Langs("de"), Users: []testenv.User{{Name: "otto", Perms: []string{"*"}}}})
-	api, err := transport.NewHandler(e.svc, &transport.Options{JWTSecret: testenv.Secret})
+	apiOpts := &transport.Options{JWTSecret: testenv.Secret}
+	if o.api != nil {
+		o.api(apiOpts)
+	}
+	api, err := transport.NewHandler(e.svc, apiOpts)
 	if err != nil {
 		tb.Fatal(err)
 	}

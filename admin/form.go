@@ -13,7 +13,10 @@ package admin
 //
 //   - <form id="record-form" method="post" data-kind="resource"
 //     data-id="<id, empty when new>" data-etag="<ETag opened>"
-//     data-user="<username>">.
+//     data-user="<username>" enctype="multipart/form-data"> (the server
+//     reads urlencoded posts too).
+//   - File fields have an upload control beside their URL input
+//     (<div class="file-tools">, filefield.go).
 //   - Control names are the wire names: title, title_it, locationLat,
 //     landingBlocks[0].title, landingBlocks[0].resourceIds. Ids are "f-" and
 //     the name with "[", "]" and "." made "-" and "" ("f-title_it",
@@ -211,6 +214,8 @@ type formControl struct {
 	Disabled  bool
 	Required  bool
 	AddAction string
+	// File is the upload control of a file field (filefield.go).
+	File *fileControl
 }
 
 // Describedby is the control's aria-describedby: its hint and its error.

@@ -221,7 +221,8 @@ func TestEveryPropertyHasOneLabelledControl(t *testing.T) {
 		id := oneID[kind]
 		doc := e.open(c, "/"+string(kind)+"/"+id+"/edit")
 		props, items, writeOnly := schemaProps(t, kind, cms.Languages{Default: "en", All: []string{"en", "it", "de"}})
-		controls := doc.Find("#record-form").Find("input:not([type=hidden]), select, textarea, output")
+		// File inputs are the upload controls of file fields (TestEveryFileFieldHasAnUploadControl).
+		controls := doc.Find("#record-form").Find("input:not([type=hidden]):not([type=file]), select, textarea, output")
 		byID := map[string]int{}
 		controls.Each(func(_ int, s *goquery.Selection) {
 			if id := s.AttrOr("id", ""); strings.HasPrefix(id, "f-") {

@@ -25,6 +25,8 @@ type formBuild struct {
 	editable bool
 	isNew    bool
 	titles   map[string]refTitle // by target "\x00" id
+	perms    cms.Principal
+	files    map[string]*cms.File // the files track fields name, by URL
 	controls map[string]*formControl
 	order    map[string]int // of the controls on the page
 	rendered map[string]bool
@@ -216,6 +218,7 @@ func (b *formBuild) control(f cms.FieldInfo, p *propSchema, name, lang string) *
 			c.InputType = "email"
 		}
 	}
+	c.File = b.fileControlOf(c, p)
 	return c
 }
 

@@ -20,6 +20,7 @@ type propSchema struct {
 	WriteOnly   bool
 	Description string
 	Format      string
+	Pattern     string
 	MinLength   *int
 	MaxLength   *int
 	MaxItems    *int
@@ -29,6 +30,9 @@ type propSchema struct {
 	// object (the items of a nested list).
 	Items      *propSchema
 	Properties map[string]*propSchema
+	// File is what a file field takes (fileAccepts); nil for a field that
+	// is no file field.
+	File *fileAccept
 }
 
 // UnmarshalJSON reads "type" as one name or a [name, "null"] pair.
@@ -39,6 +43,7 @@ func (p *propSchema) UnmarshalJSON(b []byte) error {
 		WriteOnly   bool                   `json:"writeOnly"`
 		Description string                 `json:"description"`
 		Format      string                 `json:"format"`
+		Pattern     string                 `json:"pattern"`
 		MinLength   *int                   `json:"minLength"`
 		MaxLength   *int                   `json:"maxLength"`
 		MaxItems    *int                   `json:"maxItems"`
@@ -51,7 +56,7 @@ func (p *propSchema) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*p = propSchema{ReadOnly: raw.ReadOnly, WriteOnly: raw.WriteOnly, Description: raw.Description,
-		Format: raw.Format, MinLength: raw.MinLength, MaxLength: raw.MaxLength, MaxItems: raw.MaxItems,
+		Format: raw.Format, Pattern: raw.Pattern, MinLength: raw.MinLength, MaxLength: raw.MaxLength, MaxItems: raw.MaxItems,
 		Minimum: raw.Minimum, Maximum: raw.Maximum, Items: raw.Items, Properties: raw.Properties}
 	if len(raw.Type) == 0 {
 		return nil
@@ -98,6 +103,7 @@ func schemaOf(kind cms.Kind, langs cms.Languages) (*kindSchema, error) {
 	if err := ks.check(ks.fields, ks.props, kind.Title()); err != nil {
 		return nil, err
 	}
+	markFileFields(ks.props)
 	return ks, nil
 }
 

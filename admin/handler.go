@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/bwcms/cms/cms"
@@ -26,7 +27,9 @@ type Options struct {
 	// Logger receives failed requests. Default: discard.
 	Logger *slog.Logger
 	// ImageOrigins are origins besides the admin's own that pages may show
-	// images from (the Content-Security-Policy's img-src).
+	// images from (the Content-Security-Policy's img-src). The origin of
+	// the service's file urls (API's public URL, else the request's own)
+	// is always allowed. Default: none.
 	ImageOrigins []string
 }
 
@@ -39,7 +42,10 @@ type Handler struct {
 	assets *assets
 	pages  *pages
 	csp    string
-	mux    *http.ServeMux
+	// imageOrigins are Options.ImageOrigins; pages add the origin of the
+	// file urls to them.
+	imageOrigins []string
+	mux          *http.ServeMux
 	// guard refuses state-changing requests a browser sends from another
 	// site.
 	guard *http.CrossOriginProtection
@@ -63,7 +69,7 @@ func NewHandler(o Options) (*Handler, error) {
 		return nil, err
 	}
 	h := &Handler{svc: o.Service, api: o.API, prefix: prefix, log: log, assets: as,
-		csp: contentSecurityPolicy(o.ImageOrigins), guard: http.NewCrossOriginProtection()}
+		csp: contentSecurityPolicy(o.ImageOrigins), imageOrigins: slices.Clone(o.ImageOrigins), guard: http.NewCrossOriginProtection()}
 	if h.pages, err = parsePages(h.templateFuncs()); err != nil {
 		return nil, err
 	}
@@ -99,6 +105,7 @@ func (h *Handler) routes(mux *http.ServeMux) {
 	h.listRoutes(mux)
 	h.editRoutes(mux)
 	h.peopleRoutes(mux)
+	h.fileRoutes(mux)
 	mux.HandleFunc("/", h.notFound)
 }
 

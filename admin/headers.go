@@ -2,7 +2,11 @@ package admin
 
 import (
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
+
+	"github.com/bwcms/cms/cms"
 )
 
 // setSecurityHeaders sets what every answer of the admin carries.
@@ -36,12 +40,28 @@ func contentSecurityPolicy(imageOrigins []string) string {
 }
 
 // setPageHeaders marks an HTML page: never cached (it shows one user's
-// view of records that change), under the policy.
-func (h *Handler) setPageHeaders(w http.ResponseWriter) {
+// view of records that change), under the policy. Its img-src takes the
+// origin of the service's file urls for r (the public URL's, when the
+// API has one), so that pages show uploaded images and thumbnails.
+func (h *Handler) setPageHeaders(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	hd.Set("Cache-Control", "no-store")
-	hd.Set("Content-Security-Policy", h.csp)
+	csp := h.csp
+	if o := h.fileOrigin(r); o != "" && !slices.Contains(h.imageOrigins, o) {
+		csp = contentSecurityPolicy(append(slices.Clip(h.imageOrigins), o))
+	}
+	hd.Set("Content-Security-Policy", csp)
+}
+
+// fileOrigin is the origin ("https://host:port") of the service's file
+// urls as r's client reaches them; "" when it has none.
+func (h *Handler) fileOrigin(r *http.Request) string {
+	u, err := url.Parse(h.api.FileURL(r, cms.File{ID: strings.Repeat("a", cms.FileIDLength), Name: "x.png", Type: "image/png"}))
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 // trixStyleHashes are the CSP hashes of the <style> elements Trix 2.1.19

@@ -94,6 +94,9 @@ func (h *Handler) nav(s *session) []navLink {
 			links = append(links, navLink{kindLabels[k].plural, h.url("/" + string(k) + "/"), string(k)})
 		}
 	}
+	if s.P.Can(cms.AreaFile, cms.ActionRead) {
+		links = append(links, navLink{"Files", h.url("/file/"), "file"})
+	}
 	if s.P.Can(cms.AreaUser, cms.ActionRead) {
 		links = append(links, navLink{"Users", h.url("/users/"), "users"}, navLink{"Account", h.url("/account"), "account"})
 	}
@@ -118,7 +121,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 		return
 	}
-	h.setPageHeaders(w)
+	h.setPageHeaders(w, r)
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }

@@ -160,7 +160,9 @@ func (h *Handler) signedIn(page http.HandlerFunc) http.HandlerFunc {
 			h.fail(w, r, err)
 			return
 		}
-		ctx := context.WithValue(cms.WithPrincipal(r.Context(), s.P), sessionKey{}, s)
+		// The API's file context: a record field naming one of the
+		// service's files is checked as the API checks it.
+		ctx := context.WithValue(cms.WithPrincipal(h.api.FileContext(r), s.P), sessionKey{}, s)
 		page(w, r.WithContext(ctx))
 	}
 }

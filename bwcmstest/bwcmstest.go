@@ -1,8 +1,9 @@
 // Package bwcmstest gives a host application's tests the whole API in one
 // call: a store (SQLite in memory, or a fresh schema of a PostgreSQL
-// database), the service with its batch workers running, the handler
-// behind an httptest.Server, an account, an admin user and a client
-// logged in as that admin, all cleaned up when the test ends.
+// database), the service with its batch workers running and a blob
+// bucket in memory for uploaded files, the handler behind an
+// httptest.Server, an account, an admin user and a client logged in as
+// that admin, all cleaned up when the test ends.
 //
 //	func TestImport(t *testing.T) {
 //		api := bwcmstest.New(t, nil)
@@ -23,6 +24,8 @@ import (
 	"github.com/bwcms/cms/cms"
 	"github.com/bwcms/cms/internal/testenv"
 	"github.com/bwcms/cms/transport"
+	"gocloud.dev/blob"
+	"gocloud.dev/blob/memblob"
 )
 
 // Options shape the API New starts. The zero value (or nil) gives SQLite
@@ -39,6 +42,8 @@ type Options struct {
 	BasePath string
 	// Service and Handler, when set, adjust the options of the service and
 	// the handler before they are built (a clock, a sanitizer, limits).
+	// The service's Files is a bucket in memory (gocloud.dev/blob/memblob)
+	// unless Service sets another.
 	Service func(*cms.Options)
 	Handler func(*transport.Options)
 }
@@ -59,13 +64,18 @@ type API struct {
 	Store   cms.Store
 	Service *cms.Service
 	Handler *transport.Handler
+	// Files holds the bytes of uploaded files: the service's
+	// Options.Files.
+	Files *blob.Bucket
 	// Client is logged in as Admin, who has every permission.
 	Client *client.Client
 
 	stopRun   func()
 	dropStore func() error
-	closing   sync.Once
-	closeErr  error
+	// memFiles is the bucket Start opened, closed by Close.
+	memFiles *blob.Bucket
+	closing  sync.Once
+	closeErr error
 }
 
 // New starts the API for the test; everything stops when the test ends.
@@ -104,9 +114,12 @@ func Start(ctx context.Context, opts *Options) (api *API, err error) {
 		return nil, err
 	}
 	so := testenv.ServiceOptions(nil)
+	api.memFiles = memblob.OpenBucket(nil)
+	so.Files = api.memFiles
 	if o.Service != nil {
 		o.Service(&so)
 	}
+	api.Files = so.Files
 	if api.Service, err = cms.NewService(api.Store, &so); err != nil {
 		return nil, err
 	}
@@ -150,6 +163,9 @@ func (a *API) Close() error {
 		}
 		if a.dropStore != nil {
 			a.closeErr = a.dropStore()
+		}
+		if a.memFiles != nil {
+			a.memFiles.Close()
 		}
 	})
 	return a.closeErr

@@ -150,7 +150,11 @@ func (c *Client) postTokens(ctx context.Context, path string, form url.Values) (
 	if err := readJSON(res, http.StatusOK, &body); err != nil {
 		return session{}, err
 	}
-	return c.newSession(body.AccessToken, body.RefreshToken)
+	s, err := c.newSession(body.AccessToken, body.RefreshToken)
+	if err == nil && s.claims.IssuedAt > 0 && s.claims.Expires > s.claims.IssuedAt {
+		s.expires = time.Now().Add(time.Duration(s.claims.Expires-s.claims.IssuedAt) * time.Second)
+	}
+	return s, err
 }
 
 // newSession reads the claims of an access token (its payload, not
@@ -183,5 +187,5 @@ func (c *Client) newSession(access, refresh string) (session, error) {
 		c.codecs[langs.String()] = codec
 		c.mu.Unlock()
 	}
-	return session{access: access, refresh: refresh, claims: claims, codec: codec}, nil
+	return session{access: access, refresh: refresh, claims: claims, codec: codec, expires: claims.ExpiresAt()}, nil
 }

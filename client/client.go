@@ -81,6 +81,10 @@ type session struct {
 	access, refresh string
 	claims          Claims
 	codec           *cms.Codec
+	// expires is when the access token expires by this machine's clock:
+	// for tokens just received, their lifetime from now, so a server clock
+	// set apart from ours misleads nothing.
+	expires time.Time
 }
 
 // refreshFlight is one refresh; err is set before done is closed.
@@ -117,8 +121,11 @@ func New(baseURL string, opts *Options) (*Client, error) {
 type request struct {
 	method string
 	// path is under the API's root, escaped.
-	path        string
-	body        []byte
+	path string
+	body []byte
+	// stream, when set, is the body instead, sent as it is read (an
+	// upload); do must not send such a request, since it cannot resend it.
+	stream      io.Reader
 	contentType string
 	header      http.Header
 }
@@ -128,7 +135,10 @@ const contentJSON = "application/json"
 // send sends req once, with the access token when it is not "".
 func (c *Client) send(ctx context.Context, req *request, token string) (*http.Response, error) {
 	var body io.Reader
-	if req.body != nil {
+	switch {
+	case req.stream != nil:
+		body = req.stream
+	case req.body != nil:
 		body = bytes.NewReader(req.body)
 	}
 	r, err := http.NewRequestWithContext(ctx, req.method, c.api+req.path, body)

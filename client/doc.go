@@ -2,7 +2,8 @@
 // transport serves: login, validate, refresh and logout; create and
 // update; reads of one record, several, and lists with every path option,
 // a list also as an iterator that pages; delete, clone, schemas; batches,
-// with a helper that submits one and waits for it.
+// with a helper that submits one and waits for it; files: uploads
+// streamed from any io.Reader, the media library, a file's uses, delete.
 //
 // Records are the types of package cms (*cms.Resource, *cms.Map,
 // *cms.Landing, *cms.Proposal), sent and read in the wire form of the

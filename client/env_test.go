@@ -13,6 +13,7 @@ import (
 	"github.com/bwcms/cms/cms"
 	"github.com/bwcms/cms/internal/testenv"
 	"github.com/bwcms/cms/transport"
+	"gocloud.dev/blob/memblob"
 )
 
 // gateStore holds a batch its worker has just claimed (status processing)
@@ -48,8 +49,12 @@ type env struct {
 	// holdRefresh, when set, holds each refresh request until it is
 	// closed.
 	holdRefresh atomic.Pointer[chan struct{}]
-	// pages counts list requests with /limit/.
-	pages atomic.Int32
+	// holdUpload, when set, holds each upload request until it is
+	// closed.
+	holdUpload atomic.Pointer[chan struct{}]
+	// pages counts list requests with /limit/; filePages the requests of
+	// the file list.
+	pages, filePages atomic.Int32
 }
 
 // eachStore runs test on SQLite, and on PostgreSQL when the test server
@@ -63,8 +68,10 @@ func eachStore(t *testing.T, test func(t *testing.T, e *env)) {
 func newEnv(t *testing.T, open func(testing.TB) cms.Store) *env {
 	t.Helper()
 	e := &env{t: t, store: &gateStore{Store: open(t), release: make(chan struct{})}, clock: testenv.NewClock()}
+	files := memblob.OpenBucket(nil)
+	t.Cleanup(func() { files.Close() })
 	e.svc = testenv.NewService(t, e.store, e.clock, func(o *cms.Options) {
-		o.RefreshGrace, o.BatchPoll = cms.NoGrace, 10*time.Millisecond
+		o.RefreshGrace, o.BatchPoll, o.Files = cms.NoGrace, 10*time.Millisecond, files
 	}, testenv.Account{Name: "acme", Langs: testenv.Langs("en", "it"), Users: []testenv.User{
 		{Name: "admin", Perms: []string{"*"}},
 		{Name: "reader", Perms: []string{"resource:read"}},
@@ -82,6 +89,12 @@ func newEnv(t *testing.T, open func(testing.TB) cms.Store) *env {
 		}
 		if strings.Contains(r.URL.Path, "/limit/") {
 			e.pages.Add(1)
+		}
+		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/file") {
+			e.filePages.Add(1)
+		}
+		if hold := e.holdUpload.Load(); hold != nil && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/file") {
+			<-*hold
 		}
 		h.ServeHTTP(w, r)
 	}))

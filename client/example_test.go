@@ -1,9 +1,14 @@
 package client_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"image/png"
+	"path"
+	"strings"
 
 	"github.com/bwcms/cms/bwcmstest"
 	"github.com/bwcms/cms/client"
@@ -141,4 +146,100 @@ func ExampleClient_RunBatch() {
 	fmt.Println(b.Status, b.Count, b.Created, b.Updated, b.Skipped, last == b)
 	// Output:
 	// done 2 2 0 0 true
+}
+
+// Upload a GPX track: the server measures it; the same bytes again store
+// nothing. A record names the file by its url.
+func ExampleClient_UploadFile() {
+	c, stop := exampleClient(nil) // client.New(baseURL, ...) and c.Login(ctx, user, password)
+	defer stop()
+	ctx := context.Background()
+	gpx := `<?xml version="1.0"?>
+<gpx version="1.1" creator="example" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+<trkpt lat="45.8500" lon="9.1000"><ele>200</ele><time>2026-06-01T08:00:00Z</time></trkpt>
+<trkpt lat="45.8550" lon="9.1050"><ele>260</ele><time>2026-06-01T08:20:00Z</time></trkpt>
+<trkpt lat="45.8600" lon="9.1000"><ele>310</ele><time>2026-06-01T08:45:00Z</time></trkpt>
+</trkseg></trk></gpx>`
+
+	f, err := c.UploadFile(ctx, "Summit path.gpx", strings.NewReader(gpx)) // an *os.File streams alike
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(f.Type, f.Existing, path.Base(f.URL))
+	fmt.Printf("%.0f m, %.0f m up, %.0f minutes, %d points\n", f.Track.Distance, f.Track.Ascent, *f.Track.Duration, f.Track.Points)
+
+	again, err := c.UploadFile(ctx, "copy.gpx", strings.NewReader(gpx))
+	fmt.Println(again.ID == f.ID, again.Existing, again.Name, err)
+
+	// A TRACK whose trackFile names it takes the measured figures it leaves out.
+	route := &cms.Resource{ID: "summit-path", Title: cms.Langs[string]{"en": "Summit path", "it": "Sentiero"},
+		Published: cms.Some(true), ResourceType: cms.Some("TRACK"), TrackFile: cms.NullOf(f.URL)}
+	if _, err := c.Upsert(ctx, route); err != nil {
+		panic(err)
+	}
+	r, _, err := client.Get[*cms.Resource](ctx, c, "summit-path")
+	fmt.Println(r.TrackTravelDistance.Value, r.TrackDuration.Value, err)
+	f, err = c.File(ctx, f.ID)
+	fmt.Println(f.UsedBy, err)
+	// Output:
+	// application/gpx+xml false summit-path.gpx
+	// 1355 m, 110 m up, 45 minutes, 3 points
+	// true true Summit path.gpx <nil>
+	// 1355 45 <nil>
+	// [{resource summit-path trackFile}] <nil>
+}
+
+// Go through the media library, newest first, images only.
+func ExampleClient_Files() {
+	c, stop := exampleClient(nil) // client.New(baseURL, ...) and c.Login(ctx, user, password)
+	defer stop()
+	ctx := context.Background()
+	for i, name := range []string{"pier.png", "mill.png", "lake.png"} {
+		img := image.NewGray(image.Rect(0, 0, 40*(i+1), 30*(i+1)))
+		var b bytes.Buffer
+		png.Encode(&b, img)
+		if _, err := c.UploadFile(ctx, name, &b); err != nil {
+			panic(err)
+		}
+	}
+
+	for f, err := range c.Files(ctx, client.FileListOptions{Type: "image/png", Limit: 2}) {
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(f.Name, f.Width, f.Height)
+	}
+	// Output:
+	// lake.png 120 90
+	// mill.png 80 60
+}
+
+// A file a record names cannot be deleted until the record drops it.
+func ExampleClient_DeleteFile() {
+	c, stop := exampleClient(nil) // client.New(baseURL, ...) and c.Login(ctx, user, password)
+	defer stop()
+	ctx := context.Background()
+	var b bytes.Buffer
+	png.Encode(&b, image.NewGray(image.Rect(0, 0, 64, 48)))
+	f, err := c.UploadFile(ctx, "pier.png", &b)
+	if err != nil {
+		panic(err)
+	}
+	pier := &cms.Resource{ID: "old-pier", Title: cms.Langs[string]{"en": "Old pier"}, Image: cms.NullOf(f.URL)}
+	if _, err := c.Upsert(ctx, pier); err != nil {
+		panic(err)
+	}
+
+	err = c.DeleteFile(ctx, f.ID)
+	fmt.Println(errors.Is(err, client.ErrConflict), strings.Replace(err.Error(), f.ID, "<id>", 1))
+	if _, err := c.Upsert(ctx, &cms.Resource{ID: "old-pier", Image: cms.Nil[string]()}); err != nil {
+		panic(err)
+	}
+	fmt.Println(c.DeleteFile(ctx, f.ID))
+	_, err = c.File(ctx, f.ID)
+	fmt.Println(errors.Is(err, client.ErrNotFound))
+	// Output:
+	// true client: 409 File <id> is used by Resource old-pier
+	// <nil>
+	// true
 }

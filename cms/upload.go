@@ -118,6 +118,13 @@ func (s *Service) judge(ctx context.Context, body *os.File, f *File) (*track.Tra
 	f.Type, f.Width, f.Height = info.Type, info.Width, info.Height
 	var t *track.Track
 	switch info.Type {
+	case media.JPEG, media.PNG, media.WebP:
+		// The header read well; the pixels must too, or every thumbnail
+		// of the image would fail later.
+		if err := media.Verify(io.NewSectionReader(body, 0, f.Size), info.Type, media.Limits{}); err != nil {
+			return nil, judgeError(err)
+		}
+		return nil, nil
 	case media.GPX:
 		t, err = track.ParseGPX(io.NewSectionReader(body, 0, f.Size), track.Limits{})
 	case media.KML:

@@ -1,12 +1,13 @@
 // Package metrics exposes what the CMS does as Prometheus metrics, on a
 // registry the host passes (never the global one). It implements the
-// observers of cms (batches, logins) and transport (requests), so neither
-// of those packages knows Prometheus:
+// observers of cms (batches, logins, uploads) and transport (requests), so
+// neither of those packages knows Prometheus:
 //
 //	reg := prometheus.NewRegistry()
 //	m, err := metrics.New(reg)
 //	svc, err := cms.NewService(store, &cms.Options{Observer: m})
 //	m.WatchQueue(svc)
+//	m.WatchFiles(svc)
 //	api, err := transport.NewHandler(svc, &transport.Options{Observer: m, JWTSecret: secret})
 //	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 package metrics
@@ -29,6 +30,8 @@ type Metrics struct {
 	records  *prometheus.CounterVec
 	applying *prometheus.HistogramVec
 	logins   *prometheus.CounterVec
+	uploads  *prometheus.CounterVec
+	refused  *prometheus.CounterVec
 }
 
 // New registers the metrics on reg and returns them. It fails when reg
@@ -63,14 +66,24 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "bwcms_login_refusals_total",
 			Help: "Logins refused, by reason: credentials (wrong user or password) or throttled.",
 		}, []string{"reason"}),
+		uploads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "bwcms_file_uploads_total",
+			Help: "Uploads answered with a file, by media type and result: stored, or existing (the account held the same bytes).",
+		}, []string{"type", "result"}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "bwcms_file_uploads_refused_total",
+			Help: "Uploads refused for their content, by reason: invalid (no accepted type, unreadable) or too_large.",
+		}, []string{"reason"}),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.duration, m.batches, m.records, m.applying, m.logins} {
+	for _, c := range []prometheus.Collector{m.requests, m.duration, m.batches, m.records, m.applying, m.logins, m.uploads, m.refused} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
 	}
 	m.logins.WithLabelValues("credentials")
 	m.logins.WithLabelValues("throttled")
+	m.refused.WithLabelValues(refusedInvalid)
+	m.refused.WithLabelValues(refusedTooLarge)
 	return m, nil
 }
 
@@ -104,8 +117,8 @@ func (m *Metrics) LoginRefused(throttled bool) {
 
 var _ cms.Observer = (*Metrics)(nil)
 
-// queueTimeout bounds the store query a scrape makes.
-const queueTimeout = 5 * time.Second
+// scrapeTimeout bounds each store query a scrape makes.
+const scrapeTimeout = 5 * time.Second
 
 // WatchQueue adds the batch queue's depth and age, read from svc's store
 // at each scrape (over every account, so every instance reports the same
@@ -140,7 +153,7 @@ func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), queueTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
 	defer cancel()
 	q, err := c.svc.BatchQueue(ctx)
 	if err != nil {

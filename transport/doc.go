@@ -1,6 +1,8 @@
 // Package transport serves the /api/bw/v2 REST API of a [cms.Service] as
 // one plain [http.Handler]: records (create or update, read with every
-// option, delete, clone, schemas, batches), authentication (login, token
+// option, delete, clone, schemas, batches), uploaded files (uploads, the
+// media library, the bytes at public urls without a token, with
+// thumbnails and tracks' GeoJSON), authentication (login, token
 // validation, refresh with rotation, logout) with JWT access tokens, and
 // the one table that turns the errors of cms into HTTP statuses and
 // bodies. It knows no database.

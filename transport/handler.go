@@ -268,7 +268,12 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rest string) {
 	w, r, finish := h.withDeadlines(w, r)
 	defer finish()
 	defer h.recoverPanic(w, r)
-	if h.cors != nil {
+	// The service checks record fields naming this request's own file
+	// urls.
+	r = r.WithContext(h.FileContext(r))
+	// The public file urls answer anyone (Access-Control-Allow-Origin: *),
+	// never with the credentials the CORS rules grant.
+	if h.cors != nil && !isPublicFilePath(rest) {
 		h.cors.ServeHTTP(w, r, func(w http.ResponseWriter, r *http.Request) { h.route(w, r, rest) })
 		return
 	}
@@ -278,6 +283,10 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rest string) {
 // route answers rest, the path after the API's root and "/".
 func (h *Handler) route(w http.ResponseWriter, r *http.Request, rest string) {
 	rt, ok := h.routes[rest]
+	if !ok && (rest == fileSegment || strings.HasPrefix(rest, fileSegment+"/")) {
+		h.serveFiles(w, r, rest)
+		return
+	}
 	if !ok {
 		h.serveRecords(w, r, rest)
 		return

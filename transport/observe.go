@@ -9,7 +9,8 @@ import (
 
 // Observer hears every request the API answers, for metrics: route is a
 // name of the endpoint without ids ("resource read", "map upsert",
-// "auth login", "unknown" for a path the API does not know), status the
+// "auth login", "file upload", "file bytes", "unknown" for a path the API
+// does not know), status the
 // HTTP status sent. The package metrics implements it on Prometheus. It is
 // called on the request's goroutine once the handler has returned, so it
 // must be quick and safe for concurrent use.
@@ -98,6 +99,10 @@ func (e endpoint) String() string {
 		return "batch"
 	case endpointBatchStatus:
 		return "batch status"
+	case endpointFiles:
+		return "files"
+	case endpointFile:
+		return "file"
 	}
 	return "unknown"
 }

@@ -82,6 +82,7 @@ type (
 	}
 	apiPathItem struct {
 		Get    *apiOperation `json:"get,omitempty"`
+		Head   *apiOperation `json:"head,omitempty"`
 		Post   *apiOperation `json:"post,omitempty"`
 		Delete *apiOperation `json:"delete,omitempty"`
 	}
@@ -161,6 +162,8 @@ func (p *apiPaths) add(path, method string, op *apiOperation) {
 	switch method {
 	case http.MethodGet:
 		item.Get = op
+	case http.MethodHead:
+		item.Head = op
 	case http.MethodPost:
 		item.Post = op
 	case http.MethodDelete:
@@ -312,6 +315,7 @@ func (b *apiBuilder) build() (*apiDoc, error) {
 		b.kindPaths(kind)
 	}
 	b.authPaths()
+	b.filePaths()
 	langs := strings.Join(b.langs.All, ", ")
 	return &apiDoc{
 		OpenAPI: OpenAPIVersion,
@@ -319,11 +323,12 @@ func (b *apiBuilder) build() (*apiDoc, error) {
 			Title:   "bwcms API",
 			Version: "2",
 			Description: "The REST API /api/bw/v2 of bwcms: Resources (points of interest and tracks), Maps, " +
-				"Landings and Proposals of one account, and the tokens that reach them.\n\n" +
+				"Landings and Proposals of one account, its uploaded files, and the tokens that reach them.\n\n" +
 				"This document is generated for an account with the languages " + langs + " (" + b.langs.Default +
 				" the default): every multi-language field has its bare name for the default language and " +
 				"<field>_<lang> for each other one. GET /api/bw/v2/openapi.json answers it for the caller's account.\n\n" +
-				"Every answer with a body is JSON (Content-Type: application/json; charset=utf-8). Checks come in " +
+				"Every answer with a body is JSON (Content-Type: application/json; charset=utf-8), but the bytes of a " +
+				"file at its public url. Checks come in " +
 				"this order: routing (an unknown path is 404 {\"fail\":\"Not found\"}, a known path with another method " +
 				"405 {\"fail\":\"Method not allowed\"} with Allow), then 401 (no valid access token), then 403 (no " +
 				"permission: read, write for create, update, clone and batch, delete), then the path options and the " +
@@ -341,6 +346,7 @@ func (b *apiBuilder) build() (*apiDoc, error) {
 			{"map", "Maps: collections of primary and secondary Resources."},
 			{"landing", "Landings: content pages with blocks and hotel sections that show a Map."},
 			{"proposal", "Proposals: customer-specific content pages that show a Map."},
+			{"file", "Uploaded files: the account's media library, and their bytes at public urls."},
 			{"openapi", "This document."},
 		},
 		Paths:      b.paths,
@@ -402,6 +408,7 @@ func (b *apiBuilder) buildSchemas() error {
 	b.schemas["JSONForm"] = reflectBody(jsonForm{}, "Form with a JSON document", "For form-posting clients: the document in the field json.")
 	b.schemas["LoginForm"] = reflectBody(loginForm{}, "Login form", "Username and password.")
 	b.schemas["RefreshForm"] = reflectBody(refreshForm{}, "Refresh form", "The refresh token, for clients without the cookie.")
+	b.fileSchemas()
 	b.schemas["JSONSchemaDocument"] = &jsonschema.Schema{Type: "object",
 		Description: "A JSON Schema document (draft 2020-12): the record schema of the kind " +
 			"(as components/schemas has it, with $schema), or the array of them for schema.multiple.json."}
@@ -428,7 +435,7 @@ func (b *apiBuilder) components() apiComponents {
 				`{"fail":"Service unavailable"}.`, "Retry-After"),
 		},
 		Parameters: b.parameters(),
-		Headers: map[string]*apiHeader{
+		Headers: withFileHeaders(map[string]*apiHeader{
 			"ETag": {Description: "The record's entity tag; it changes exactly when the record does.",
 				Schema: &jsonschema.Schema{Type: "string"}},
 			"RetryAfter": {Description: "Seconds to wait before trying again.",
@@ -437,7 +444,7 @@ func (b *apiBuilder) components() apiComponents {
 				Schema: &jsonschema.Schema{Type: "string"}},
 			"SetCookie": {Description: RefreshCookie + `: the refresh token (Secure, HttpOnly, Path=<base>/api/bw/v2/auth, SameSite=Strict by default); a logout expires it (Max-Age=0).`,
 				Schema: &jsonschema.Schema{Type: "string"}},
-		},
+		}),
 		SecuritySchemes: map[string]*apiSecurityScheme{
 			"bearer": {Type: "http", Scheme: "bearer", BearerFormat: "JWT",
 				Description: "The access token of a login or refresh (HS256, or EdDSA when the server has a key; lifetime " +
@@ -472,7 +479,7 @@ func (b *apiBuilder) parameters() map[string]*apiParameter {
 	names := &jsonschema.Schema{Type: "array", MinItems: ptrTo[uint64](1),
 		Items: &jsonschema.Schema{Type: "string", Pattern: fieldName.String()}}
 	ids := &jsonschema.Schema{Type: "array", Items: id, MinItems: ptrTo[uint64](1), MaxItems: ptrTo[uint64](MaxIDs)}
-	return map[string]*apiParameter{
+	params := map[string]*apiParameter{
 		"ids": path("ids", "One id: the answer is the record (an object). Several, comma-separated: an array of the "+
 			"records in the order asked, the missing or hidden ones left out. Ids are percent-decoded after the "+
 			"path is split, so %2C never separates them.", ids, []string{"lake-walk"}),
@@ -517,6 +524,10 @@ func (b *apiBuilder) parameters() map[string]*apiParameter {
 		"If-Match": {Name: "If-Match", In: "header", Schema: &jsonschema.Schema{Type: "string"},
 			Description: "An ETag of a read: 412 when the record changed since; * requires that it exists."},
 	}
+	for name, p := range fileParameters(path, query) {
+		params[name] = p
+	}
+	return params
 }
 
 func ptrTo[T any](v T) *T { return &v }

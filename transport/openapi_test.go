@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"mime"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -234,6 +235,14 @@ func (c *apiContract) check(op *testOperation, what string, w *httptest.Response
 		}
 		return
 	}
+	if _, isJSON := resp.Content["application/json"]; resp.Ref == "" && !isJSON {
+		// Bytes (a file's): of a media type the document lists.
+		mt, _, _ := mime.ParseMediaType(w.Header().Get("Content-Type"))
+		if _, ok := resp.Content[mt]; !ok {
+			t.Errorf("%s, %s: %d Content-Type %q is not documented", op.OperationID, what, w.Code, mt)
+		}
+		return
+	}
 	if ct := w.Header().Get("Content-Type"); ct != "application/json; charset=utf-8" {
 		t.Errorf("%s, %s: Content-Type %q", op.OperationID, what, ct)
 	}
@@ -271,7 +280,7 @@ type apiCall struct {
 // that status accepts.
 func TestOpenAPIContract(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, envOptions{})
+	e := newFileEnv(t, envOptions{})
 	ctx := t.Context()
 	if err := e.svc.CreateUser(ctx, cms.NewUser{Name: "mapper", Account: "acme", Password: testPassword, Perms: []string{"map:*"}}); err != nil {
 		t.Fatal(err)
@@ -309,6 +318,11 @@ func TestOpenAPIContract(t *testing.T) {
 		batchID[kind] = receipt.BatchID
 	}
 
+	// Files: a photo and a track to serve, one a Resource shows.
+	photoFile, trackFile := e.uploaded("admin", "Lake walk.jpg", photo(t, 800, 600, 90)), e.uploaded("admin", "walk.gpx", hike(500))
+	shown := e.uploaded("admin", "shown.jpg", photo(t, 64, 64, 91))
+	post(cms.KindResource, `{"id":"shows-a-file","title":"Shows","image":"`+shown.URL+`"}`)
+
 	request := func(method, path, body, user string, header ...string) *http.Request {
 		r := httptest.NewRequest(method, path, strings.NewReader(body))
 		if body != "" {
@@ -340,7 +354,11 @@ func TestOpenAPIContract(t *testing.T) {
 		k := string(kind)
 		vals := map[string]string{"ids": fixture[kind], "id": fixture[kind], "mapId": "lakes", "batchId": batchID[kind],
 			"published": "*", "fields": "title", "ignoreFields": "published", "limit": "10", "after": "aaa",
-			"bbox": "8.5,45.5,9.5,46.2", "updatedSince": "2020-01-01T00:00:00"}
+			"bbox": "8.5,45.5,9.5,46.2", "updatedSince": "2020-01-01T00:00:00",
+			"fileId": photoFile.ID, "fileName": "lake-walk.jpg"}
+		if strings.HasSuffix(op.path, "/track.geojson") {
+			vals["fileId"] = trackFile.ID
+		}
 		fill := func(over map[string]string) string {
 			p := op.path
 			for _, name := range op.params() {
@@ -380,6 +398,46 @@ func TestOpenAPIContract(t *testing.T) {
 
 		id := op.OperationID
 		switch {
+		case id == "uploadFile":
+			unique++
+			fresh := pngImage(t, 100+unique, 80, 92)
+			body, ct := multipartBody(t, "fresh.png", fresh)
+			add("multipart", 201, request(op.method, path, string(body), "admin", "Content-Type", ct))
+			add("the same bytes, raw", 200, request(op.method, path+"?name=again.png", string(fresh), "admin", "Content-Type", "image/png"))
+			add("without the permission", 403, request(op.method, path, string(body), "reader", "Content-Type", ct))
+			add("empty", 400, request(op.method, path+"?name=x.png", "", "admin"))
+			add("not a file of an accepted type", 409, request(op.method, path+"?name=x.txt", "plain text", "admin", "Content-Type", "text/plain"))
+			add("too large", 413, tooLarge(request(op.method, path+"?name=x.png", "x", "admin")))
+		case id == "listFiles":
+			add("a page", 200, request(op.method, path+"?limit=2&type=image/jpeg", "", "admin"))
+			add("malformed limit", 400, request(op.method, path+"?limit=0", "", "admin"))
+			add("without the permission", 403, request(op.method, path, "", "reader"))
+		case id == "getFile", id == "deleteFile":
+			missing := fill(map[string]string{"fileId": strings.Repeat("a", cms.FileIDLength)})
+			add("without the permission", 403, request(op.method, path, "", "reader"))
+			add("missing", 404, request(op.method, missing, "", "admin"))
+			if id == "getFile" {
+				add("get", 200, request(op.method, path, "", "admin"))
+				break
+			}
+			unique++
+			doomed := e.uploaded("admin", "doomed.png", pngImage(t, 50+unique, 50, 93))
+			add("delete", 202, request(op.method, fill(map[string]string{"fileId": doomed.ID}), "", "admin"))
+			add("used by a record", 409, request(op.method, fill(map[string]string{"fileId": shown.ID}), "", "admin"))
+		case strings.HasSuffix(id, "FileBytes"), strings.HasSuffix(id, "FileTrack"):
+			first := e.do(request(op.method, path, "", ""))
+			add("no token", 200, request(op.method, path, "", ""))
+			add("a bad token", 200, request(op.method, path, "", "", "Authorization", "Bearer nonsense"))
+			add("Range", 206, request(op.method, path, "", "", "Range", "bytes=0-99"))
+			add("Range outside", 416, request(op.method, path, "", "", "Range", "bytes=99999999-"))
+			add("If-None-Match", 304, request(op.method, path, "", "", "If-None-Match", first.Header().Get("ETag")))
+			add("a width not offered", 400, request(op.method, path+"?w=100", "", ""))
+			if strings.HasSuffix(id, "FileBytes") {
+				add("a thumbnail", 200, request(op.method, path+"?w=160", "", ""))
+				add("another extension", 404, request(op.method, fill(map[string]string{"fileName": "lake-walk.png"}), "", ""))
+			} else {
+				add("no track", 404, request(op.method, fill(map[string]string{"fileId": photoFile.ID}), "", ""))
+			}
 		case strings.HasPrefix(id, "upsert"):
 			unique++
 			newID := fmt.Sprintf("%s-new-%d", k, unique)

@@ -24,6 +24,10 @@ const (
 	endpointSchema
 	endpointBatch
 	endpointBatchStatus
+	// endpointFiles and endpointFile are <base>/file and
+	// <base>/file/{id} (file.go); they name no kind.
+	endpointFiles
+	endpointFile
 )
 
 // MaxIDs is the most ids one path may name, and the largest /limit.

@@ -34,6 +34,10 @@ var permissions = map[routeKey]need{
 	{http.MethodGet, endpointSchema}:      {nil, cms.ActionRead},
 	{http.MethodPost, endpointBatch}:      {nil, cms.ActionWrite},
 	{http.MethodGet, endpointBatchStatus}: {nil, cms.ActionRead},
+	{http.MethodGet, endpointFiles}:       {cms.AreaFile, cms.ActionRead},
+	{http.MethodPost, endpointFiles}:      {cms.AreaFile, cms.ActionWrite},
+	{http.MethodGet, endpointFile}:        {cms.AreaFile, cms.ActionRead},
+	{http.MethodDelete, endpointFile}:     {cms.AreaFile, cms.ActionDelete},
 }
 
 // permissionOf is the permission a request of method on an endpoint of

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -134,6 +135,7 @@ func testFiles(t *testing.T, open func(t *testing.T) cms.Store) {
 	t.Parallel()
 	t.Run("CreateGetList", func(t *testing.T) { t.Parallel(); testFileReads(t, open(t)) })
 	t.Run("Conflicts", func(t *testing.T) { t.Parallel(); testFileConflicts(t, open(t)) })
+	t.Run("ConcurrentUploads", func(t *testing.T) { t.Parallel(); testConcurrentUploads(t, open(t)) })
 	t.Run("Accounts", func(t *testing.T) { t.Parallel(); testFileAccounts(t, open(t)) })
 	t.Run("Delete", func(t *testing.T) { t.Parallel(); testFileDelete(t, open(t)) })
 	t.Run("ExistingFileIDs", func(t *testing.T) { t.Parallel(); testExistingFileIDs(t, open(t)) })
@@ -341,72 +343,43 @@ func testFileAccounts(t *testing.T, s cms.Store) {
 	wantCode(t, err, cms.CodeNotFound, "LockFile of a missing id")
 }
 
-// testFileDelete: a deleted file is missing to every call, its content
-// may come again, the other files stay.
-func testFileDelete(t *testing.T, s cms.Store) {
+// testConcurrentUploads: uploads of one content racing in transactions
+// that overlap: one stores its file, each other is told of a conflict
+// (not a race to retry) and stores nothing.
+func testConcurrentUploads(t *testing.T, s cms.Store) {
 	ctx := t.Context()
-	gone, kept := newFile("a", 1), newFile("a", 3)
-	createFiles(t, s, gone, kept)
-	must(t, s.DeleteFile(ctx, "a", gone.ID))
-	_, err := s.FileByID(ctx, gone.ID)
-	wantCode(t, err, cms.CodeNotFound, "FileByID of a deleted file")
-	_, err = s.FileBySHA256(ctx, "a", gone.SHA256)
-	wantCode(t, err, cms.CodeNotFound, "FileBySHA256 of a deleted file")
-	_, err = s.LockFile(ctx, "a", gone.ID)
-	wantCode(t, err, cms.CodeNotFound, "LockFile of a deleted file")
-	wantCode(t, s.DeleteFile(ctx, "a", gone.ID), cms.CodeNotFound, "DeleteFile of a deleted file")
-	if got, err := s.GetFiles(ctx, "a", []string{gone.ID, kept.ID}); err != nil || !slices.Equal(fileIDs(got), []string{kept.ID}) {
-		t.Errorf("GetFiles after the delete: %v, %v; want only %s", fileIDs(got), err, kept.ID)
+	const uploads = 8
+	errs := make(chan error, uploads)
+	var wg sync.WaitGroup
+	for n := range uploads {
+		wg.Go(func() {
+			f := newFile("a", n)
+			f.SHA256 = digest("one content")
+			errs <- s.WithTx(ctx, func(tx cms.Store) error {
+				if err := tx.CreateFile(ctx, f); err != nil {
+					return err
+				}
+				time.Sleep(20 * time.Millisecond) // the others insert meanwhile
+				return nil
+			})
+		})
 	}
-	wantFiles(t, "ListFiles after the delete", listAll(t, s, cms.FileQuery{Account: "a", Limit: 10}), []cms.File{kept})
-	if got, err := s.ExistingFileIDs(ctx, []string{gone.ID, kept.ID}); err != nil || !slices.Equal(got, []string{kept.ID}) {
-		t.Errorf("ExistingFileIDs after the delete: %v, %v", got, err)
+	wg.Wait()
+	close(errs)
+	stored := 0
+	for err := range errs {
+		if err == nil {
+			stored++
+			continue
+		}
+		wantCode(t, err, cms.CodeConflict, "a concurrent upload of the same content")
 	}
-	if count, bytes, err := s.FileBytes(ctx, "a"); err != nil || count != 1 || bytes != kept.Size {
-		t.Errorf("FileBytes after the delete: %d, %d, %v", count, bytes, err)
+	if stored != 1 {
+		t.Fatalf("%d of %d concurrent uploads stored, want 1", stored, uploads)
 	}
-	// The same content uploaded again is a new file.
-	again := newFile("a", 5)
-	again.SHA256 = gone.SHA256
-	must(t, s.CreateFile(ctx, again))
-	if got, err := s.FileBySHA256(ctx, "a", gone.SHA256); err != nil || got.ID != again.ID {
-		t.Errorf("FileBySHA256 of the content uploaded again: %+v, %v; want %s", got, err, again.ID)
-	}
-}
-
-// testExistingFileIDs: the purge's question, over thousands of ids of
-// every account, some missing, some repeated.
-func testExistingFileIDs(t *testing.T, s cms.Store) {
-	ctx := t.Context()
-	var files []cms.File
-	var want []string
-	for n := range 1200 {
-		files = append(files, newFile([]string{"a", "b", "c"}[n%3], n))
-		want = append(want, fileID(n))
-	}
-	createFiles(t, s, files...)
-	var ask []string
-	for n := range 3000 {
-		ask = append(ask, fileID(n))
-	}
-	ask = append(ask, fileID(5), fileID(2999), fileID(7))
-	got, err := s.ExistingFileIDs(ctx, ask)
+	winner, err := s.FileBySHA256(ctx, "a", digest("one content"))
 	must(t, err)
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Errorf("ExistingFileIDs: %d ids, want the %d of the files", len(got), len(want))
-	}
-	for _, small := range [][]string{{fileID(1)}, {fileID(2), fileID(-1), fileID(2)}, {fileID(-1)}, nil} {
-		got, err := s.ExistingFileIDs(ctx, small)
-		var exp []string
-		for _, id := range small {
-			if id != fileID(-1) && !slices.Contains(exp, id) {
-				exp = append(exp, id)
-			}
-		}
-		if err != nil || len(got) != len(exp) || !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(exp))) {
-			t.Errorf("ExistingFileIDs(%v): %v, %v; want %v", small, got, err, exp)
-		}
+	if got := listAll(t, s, cms.FileQuery{Account: "a", Limit: 100}); len(got) != 1 || got[0].ID != winner.ID {
+		t.Errorf("files after the race: %v, want only the winner %s", fileIDs(got), winner.ID)
 	}
 }

@@ -66,7 +66,7 @@ func testUnusedFiles(t *testing.T, s cms.Store) {
 
 	used := withImage("r-img", files[2].ID)
 	if !indexesFileRefs(used) {
-		t.Skip("the document codec makes no reference to a file url yet: the references to files are not tested")
+		t.Fatal("the document codec made no reference to the file its image names")
 	}
 	put(t, s, "a", used)
 	// The key is the account's: b's record naming a's file keeps nothing.
@@ -160,4 +160,74 @@ func testFileLocks(t *testing.T, open func(t *testing.T) cms.Store) {
 		}))
 		must(t, <-first)
 	})
+}
+
+// testExistingFileIDs: the purge's question, over thousands of ids of
+// every account, some missing, some repeated.
+func testExistingFileIDs(t *testing.T, s cms.Store) {
+	ctx := t.Context()
+	var files []cms.File
+	var want []string
+	for n := range 1200 {
+		files = append(files, newFile([]string{"a", "b", "c"}[n%3], n))
+		want = append(want, fileID(n))
+	}
+	createFiles(t, s, files...)
+	var ask []string
+	for n := range 3000 {
+		ask = append(ask, fileID(n))
+	}
+	ask = append(ask, fileID(5), fileID(2999), fileID(7))
+	got, err := s.ExistingFileIDs(ctx, ask)
+	must(t, err)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("ExistingFileIDs: %d ids, want the %d of the files", len(got), len(want))
+	}
+	for _, small := range [][]string{{fileID(1)}, {fileID(2), fileID(-1), fileID(2)}, {fileID(-1)}, nil} {
+		got, err := s.ExistingFileIDs(ctx, small)
+		var exp []string
+		for _, id := range small {
+			if id != fileID(-1) && !slices.Contains(exp, id) {
+				exp = append(exp, id)
+			}
+		}
+		if err != nil || len(got) != len(exp) || !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(exp))) {
+			t.Errorf("ExistingFileIDs(%v): %v, %v; want %v", small, got, err, exp)
+		}
+	}
+}
+
+// testFileDelete: a deleted file is missing to every call, its content
+// may come again, the other files stay.
+func testFileDelete(t *testing.T, s cms.Store) {
+	ctx := t.Context()
+	gone, kept := newFile("a", 1), newFile("a", 3)
+	createFiles(t, s, gone, kept)
+	must(t, s.DeleteFile(ctx, "a", gone.ID))
+	_, err := s.FileByID(ctx, gone.ID)
+	wantCode(t, err, cms.CodeNotFound, "FileByID of a deleted file")
+	_, err = s.FileBySHA256(ctx, "a", gone.SHA256)
+	wantCode(t, err, cms.CodeNotFound, "FileBySHA256 of a deleted file")
+	_, err = s.LockFile(ctx, "a", gone.ID)
+	wantCode(t, err, cms.CodeNotFound, "LockFile of a deleted file")
+	wantCode(t, s.DeleteFile(ctx, "a", gone.ID), cms.CodeNotFound, "DeleteFile of a deleted file")
+	if got, err := s.GetFiles(ctx, "a", []string{gone.ID, kept.ID}); err != nil || !slices.Equal(fileIDs(got), []string{kept.ID}) {
+		t.Errorf("GetFiles after the delete: %v, %v; want only %s", fileIDs(got), err, kept.ID)
+	}
+	wantFiles(t, "ListFiles after the delete", listAll(t, s, cms.FileQuery{Account: "a", Limit: 10}), []cms.File{kept})
+	if got, err := s.ExistingFileIDs(ctx, []string{gone.ID, kept.ID}); err != nil || !slices.Equal(got, []string{kept.ID}) {
+		t.Errorf("ExistingFileIDs after the delete: %v, %v", got, err)
+	}
+	if count, bytes, err := s.FileBytes(ctx, "a"); err != nil || count != 1 || bytes != kept.Size {
+		t.Errorf("FileBytes after the delete: %d, %d, %v", count, bytes, err)
+	}
+	// The same content uploaded again is a new file.
+	again := newFile("a", 5)
+	again.SHA256 = gone.SHA256
+	must(t, s.CreateFile(ctx, again))
+	if got, err := s.FileBySHA256(ctx, "a", gone.SHA256); err != nil || got.ID != again.ID {
+		t.Errorf("FileBySHA256 of the content uploaded again: %+v, %v; want %s", got, err, again.ID)
+	}
 }

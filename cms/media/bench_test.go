@@ -69,3 +69,42 @@ func BenchmarkDecodeJPEG(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDetectKML reads a KML of almost 10 MB, the limit, whole.
+func BenchmarkDetectKML(b *testing.B) {
+	doc := kmlDoc(1)
+	doc = kmlDoc((10<<20 - 100) / (len(doc) - 100) * 95 / 100)
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := detectBytes(doc, Limits{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDetectKMZ unpacks a KMZ holding a KML of about 5 MB and a few
+// images.
+func BenchmarkDetectKMZ(b *testing.B) {
+	kmz := makeZip(b, zipEntry{name: "doc.kml", data: kmlDoc(25000)},
+		zipEntry{name: "files/a.png", data: encodePNG(b, photo(200, 200))},
+		zipEntry{name: "files/b.jpg", data: encodeJPEG(b, photo(400, 300))})
+	b.SetBytes(int64(len(kmz)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := detectBytes(kmz, Limits{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDetectJPEG reads a 4000x3000 JPEG's header.
+func BenchmarkDetectJPEG(b *testing.B) {
+	src := encodeJPEG(b, photo(4000, 3000))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := detectBytes(src, Limits{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

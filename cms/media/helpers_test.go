@@ -34,6 +34,22 @@ func photo(w, h int) *image.RGBA {
 	return m
 }
 
+// graphic draws a w x h picture of flat bands and a soft gradient, like a
+// map or a chart: a PNG's usual content.
+func graphic(w, h int) *image.RGBA {
+	m := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			i := m.PixOffset(x, y)
+			m.Pix[i+0] = uint8(x * 255 / w)
+			m.Pix[i+1] = uint8((y / 50 % 2) * 200)
+			m.Pix[i+2] = uint8((x / 100 % 3) * 100)
+			m.Pix[i+3] = 0xFF
+		}
+	}
+	return m
+}
+
 func encodeJPEG(tb testing.TB, m image.Image) []byte {
 	tb.Helper()
 	var b bytes.Buffer

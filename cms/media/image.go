@@ -37,7 +37,7 @@ func detectImage(r io.ReaderAt, size int64, lim Limits, typ string) (Info, error
 	if size > lim.ImageBytes {
 		return Info{}, tooLarge("%s image of %d bytes, the limit is %d", typeName(typ), size, lim.ImageBytes)
 	}
-	rec := &recordingReaderAt{r: r}
+	rec := &recordingReaderAt{r: r, size: size}
 	cfg, err := decodeConfig(io.NewSectionReader(rec, 0, size), typ)
 	if rec.err != nil {
 		return Info{}, fmt.Errorf("media: reading the file: %w", rec.err)
@@ -159,12 +159,25 @@ func loadImage(src io.Reader, typ string, lim Limits) (image.Image, orientation,
 
 // recordingReaderAt keeps the first error of the underlying reader that is
 // not the end of the file, so a failing disk is not reported as a bad file.
+// Reads outside [0, size), which only a malformed file leads a parser to,
+// answer io.EOF without reaching the underlying reader.
 type recordingReaderAt struct {
-	r   io.ReaderAt
-	err error
+	r    io.ReaderAt
+	size int64
+	err  error
 }
 
 func (r *recordingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 || off >= r.size {
+		return 0, io.EOF
+	}
+	if len(p) > 0 && int64(len(p)) > r.size-off {
+		n, err := r.ReadAt(p[:r.size-off], off)
+		if err == nil {
+			err = io.EOF
+		}
+		return n, err
+	}
 	n, err := r.r.ReadAt(p, off)
 	if err != nil && !errors.Is(err, io.EOF) && r.err == nil {
 		r.err = err

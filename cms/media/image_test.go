@@ -77,7 +77,7 @@ func TestDetectRefusesBrokenImages(t *testing.T) {
 		{"jpeg header then garbage", append([]byte{0xFF, 0xD8, 0xFF, 0xE0}, bytes.Repeat([]byte("garbage!"), 100)...), "the file starts like a JPEG image but is not a valid one"},
 		{"jpeg magic only", []byte{0xFF, 0xD8, 0xFF}, "starts like a JPEG image"},
 		{"jpeg cut in its header", good[:20], "starts like a JPEG image"},
-		{"png signature then garbage", append(append([]byte{}, magicPNG...), []byte("not a chunk at all")...), "the file starts like a PNG image but is not a valid one"},
+		{"png signature then garbage", append([]byte(magicPNG), []byte("not a chunk at all")...), "the file starts like a PNG image but is not a valid one"},
 		{"png of zero width", pngHeader(0, 100), "starts like a PNG image"},
 		{"webp riff then garbage", []byte("RIFF\x20\x00\x00\x00WEBPjunkjunkjunkjunkjunkjunk"), "the file starts like a WebP image but is not a valid one"},
 		{"animated webp", animatedWebP(), "animated WebP images are not accepted"},
@@ -96,7 +96,7 @@ func TestDetectRefusesBrokenImages(t *testing.T) {
 // decoder.
 func pngHeader(w, h uint32) []byte {
 	var b bytes.Buffer
-	b.Write(magicPNG)
+	b.WriteString(magicPNG)
 	ihdr := make([]byte, 13)
 	binary.BigEndian.PutUint32(ihdr[0:], w)
 	binary.BigEndian.PutUint32(ihdr[4:], h)

@@ -1,9 +1,9 @@
 package media
 
 import (
-	"bytes"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // The accepted types, as media types.
@@ -56,12 +56,12 @@ func Ext(typ string) string {
 func IsImage(typ string) bool { return typ == JPEG || typ == PNG || typ == WebP }
 
 // Magic numbers of the binary types.
-var (
-	magicJPEG = []byte{0xFF, 0xD8, 0xFF}
-	magicPNG  = []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'}
-	magicZip  = []byte{'P', 'K', 0x03, 0x04}
+const (
+	magicJPEG = "\xFF\xD8\xFF"
+	magicPNG  = "\x89PNG\r\n\x1A\n"
+	magicZip  = "PK\x03\x04"
 	// An archive without entries starts with its end record.
-	magicEmptyZip = []byte{'P', 'K', 0x05, 0x06}
+	magicEmptyZip = "PK\x05\x06"
 )
 
 // sniffLen is how much of the start of a file decides its type.
@@ -91,14 +91,14 @@ func Detect(r io.ReaderAt, size int64, lim Limits) (Info, error) {
 		}
 		return Info{}, fmt.Errorf("media: reading the file: %w", err)
 	}
-	switch {
-	case bytes.HasPrefix(head, magicJPEG):
+	switch h := string(head[:min(len(head), 16)]); {
+	case strings.HasPrefix(h, magicJPEG):
 		return detectImage(r, size, lim, JPEG)
-	case bytes.HasPrefix(head, magicPNG):
+	case strings.HasPrefix(h, magicPNG):
 		return detectImage(r, size, lim, PNG)
 	case isWebP(head):
 		return detectImage(r, size, lim, WebP)
-	case bytes.HasPrefix(head, magicZip), bytes.HasPrefix(head, magicEmptyZip):
+	case strings.HasPrefix(h, magicZip), strings.HasPrefix(h, magicEmptyZip):
 		return detectKMZ(r, size, lim)
 	}
 	return detectXML(r, size, lim, head)

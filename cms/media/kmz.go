@@ -12,10 +12,14 @@ import (
 	"strings"
 )
 
-// imageEntryExts are the entries a KMZ may hold beside its .kml document:
-// the pictures its placemarks and overlays show.
-var imageEntryExts = map[string]bool{
-	".jpg": true, ".jpeg": true, ".png": true, ".webp": true, ".gif": true,
+// isImageEntry reports the extensions of the entries a KMZ may hold beside
+// its .kml document: the pictures its placemarks and overlays show.
+func isImageEntry(ext string) bool {
+	switch ext {
+	case ".jpg", ".jpeg", ".png", ".webp", ".gif":
+		return true
+	}
+	return false
 }
 
 // detectKMZ judges a zip archive as a KMZ: exactly one .kml entry, in any
@@ -25,7 +29,7 @@ func detectKMZ(r io.ReaderAt, size int64, lim Limits) (Info, error) {
 	if size > lim.KMZBytes {
 		return Info{}, tooLarge("KMZ file of %d bytes, the limit is %d", size, lim.KMZBytes)
 	}
-	rec := &recordingReaderAt{r: r}
+	rec := &recordingReaderAt{r: r, size: size}
 	info, err := readKMZ(rec, size, lim)
 	if rec.err != nil {
 		return Info{}, fmt.Errorf("media: reading the file: %w", rec.err)
@@ -55,7 +59,7 @@ func readKMZ(r io.ReaderAt, size int64, lim Limits) (Info, error) {
 		if f.Method != zip.Store && f.Method != zip.Deflate {
 			return Info{}, formatError("the KMZ file holds %s, compressed by a method that is not supported (only stored and deflated entries are)", quoteName(f.Name))
 		}
-		declared += min(f.UncompressedSize64, 1<<62) // no overflow
+		declared = min(declared+min(f.UncompressedSize64, 1<<62), 1<<62) // saturates, never wraps
 		if strings.HasSuffix(f.Name, "/") {
 			continue // a folder
 		}
@@ -66,7 +70,7 @@ func readKMZ(r io.ReaderAt, size int64, lim Limits) (Info, error) {
 				return Info{}, formatError("the KMZ file holds more than one .kml document (%s and %s)", quoteName(kml.Name), quoteName(f.Name))
 			}
 			kml = f
-		case imageEntryExts[ext]:
+		case isImageEntry(ext):
 		default:
 			return Info{}, formatError("the KMZ file holds %s, which is neither a .kml document nor an image (JPEG, PNG, WebP or GIF)", quoteName(f.Name))
 		}
@@ -102,7 +106,7 @@ func readKMZ(r io.ReaderAt, size int64, lim Limits) (Info, error) {
 	}
 
 	const subject = "the .kml document in the KMZ file"
-	typ, err := checkXML(bytes.NewReader(bytes.TrimPrefix(doc, bomUTF8)), false, lim, subject)
+	typ, err := checkXML(bytes.NewReader(bytes.TrimPrefix(doc, []byte(bomUTF8))), false, lim, subject)
 	if err != nil {
 		var fe *FormatError
 		if errors.As(err, &fe) && fe.Msg == msgNotAccepted {

@@ -61,11 +61,11 @@ func TestDetectRefusesKMZ(t *testing.T) {
 	badCRC[cd+16] ^= 0xFF
 
 	tests := []struct {
-		name    string
-		data    []byte
-		want    string
-		limits  Limits
-		tooMany bool
+		name     string
+		data     []byte
+		want     string
+		limits   Limits
+		tooLarge bool
 	}{
 		{"no kml", makeZip(t, zipEntry{name: "files/a.png", data: []byte("x")}), "the KMZ file holds no .kml document", Limits{}, false},
 		{"an empty zip", makeZip(t), "the KMZ file holds no .kml document", Limits{}, false},
@@ -89,13 +89,18 @@ func TestDetectRefusesKMZ(t *testing.T) {
 		{"a text inside", makeZip(t, zipEntry{name: "doc.kml", data: []byte("hello")}), "the .kml document in the KMZ file is not a KML document", Limits{}, false},
 		{"a kml with a DTD inside", makeZip(t, zipEntry{name: "doc.kml", data: billionLaughs("kml")}), "the .kml document in the KMZ file declares a DTD, which is not accepted", Limits{}, false},
 		{"a broken kml inside", makeZip(t, zipEntry{name: "doc.kml", data: doc[:len(doc)-20]}), "the .kml document in the KMZ file is not well-formed XML", Limits{}, false},
+		{"sizes that would wrap a 64-bit sum", makeZip(t, zipEntry{name: "doc.kml", data: doc}, zipEntry{name: "a.png", raw: true, method: zip.Store, size: 1 << 63}, zipEntry{name: "b.png", raw: true, method: zip.Store, size: 1 << 63}, zipEntry{name: "c.png", raw: true, method: zip.Store, size: 1 << 63}, zipEntry{name: "d.png", raw: true, method: zip.Store, size: 1 << 63}), "", Limits{}, true},
 		{"more entries than a lower limit", makeZip(t, zipEntry{name: "doc.kml", data: doc}, zipEntry{name: "a.png"}, zipEntry{name: "b.png"}), "the KMZ file holds 3 entries; at most 2 are accepted", Limits{KMZEntries: 2}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got, err := detectBytes(tt.data, tt.limits)
-			wantFormatError(t, err, tt.want)
+			if tt.tooLarge {
+				wantTooLarge(t, err)
+			} else {
+				wantFormatError(t, err, tt.want)
+			}
 			if got.Type != "" || got.KML != nil {
 				t.Errorf("a refusal returned %+v", got)
 			}
@@ -108,37 +113,49 @@ func TestDetectKMZSizeLimits(t *testing.T) {
 	doc := kmlDoc(20)
 	// Over 2 MB as uploaded: a photograph stored uncompressed beside the KML.
 	noise := make([]byte, 2<<20)
-	rnd := rand.New(rand.NewPCG(1, 2))
-	for i := range noise {
-		noise[i] = byte(rnd.Uint32())
-	}
+	rand.NewChaCha8([32]byte{1}).Read(noise)
 	_, err := detectBytes(makeZip(t, zipEntry{name: "doc.kml", data: doc}, zipEntry{name: "files/big.jpg", data: noise, method: zip.Store}), Limits{})
 	wantTooLarge(t, err)
-
-	// Under 2 MB packed, over 10 MB unpacked in all: honest headers.
-	sixMB := bytes.Repeat([]byte("<!-- filler -->\n"), (6<<20)/16)
-	_, err = detectBytes(makeZip(t, zipEntry{name: "doc.kml", data: doc}, zipEntry{name: "a.png", data: sixMB}, zipEntry{name: "b.png", data: sixMB}), Limits{})
+	// At the limit exactly, accepted.
+	kmz := makeZip(t, zipEntry{name: "doc.kml", data: doc}, zipEntry{name: "files/big.jpg", data: noise[:1<<20], method: zip.Store})
+	if _, err := detectBytes(kmz, Limits{KMZBytes: int64(len(kmz))}); err != nil {
+		t.Errorf("a KMZ at the packed limit: %v", err)
+	}
+	_, err = detectBytes(kmz, Limits{KMZBytes: int64(len(kmz) - 1)})
 	wantTooLarge(t, err)
 
+	// Small packed, over the unpacked limit in all (here 1 MB): honest
+	// headers.
+	const limit = 1 << 20
+	lim := Limits{KMZUnpacked: limit}
+	filler := bytes.Repeat([]byte("<!-- filler -->\n"), limit/2/16+1)
+	_, err = detectBytes(makeZip(t, zipEntry{name: "doc.kml", data: doc}, zipEntry{name: "a.png", data: filler}, zipEntry{name: "b.png", data: filler}), lim)
+	wantTooLarge(t, err)
+	// Just under it in all: accepted.
+	half := filler[:limit/2-len(doc)]
+	if _, err := detectBytes(makeZip(t, zipEntry{name: "doc.kml", data: doc}, zipEntry{name: "a.png", data: half}, zipEntry{name: "b.png", data: half}), lim); err != nil {
+		t.Errorf("a KMZ unpacking to its limit: %v", err)
+	}
 	// A .kml over the XML limit by itself.
-	_, err = detectBytes(makeZip(t, zipEntry{name: "doc.kml", data: kmlDoc(5000)}), Limits{XMLBytes: 100_000})
+	_, err = detectBytes(makeZip(t, zipEntry{name: "doc.kml", data: kmlDoc(1000)}), Limits{XMLBytes: 100_000})
 	wantTooLarge(t, err)
+
 	// Headers lying: an entry claims 100 bytes unpacked.
 	liar := func(name string, b []byte) zipEntry {
 		var out bytes.Buffer
-		w, _ := flate.NewWriter(&out, flate.BestCompression)
+		w, _ := flate.NewWriter(&out, flate.DefaultCompression)
 		w.Write(b)
 		w.Close()
 		return zipEntry{name: name, data: out.Bytes(), raw: true, method: zip.Deflate, crc: crc32.ChecksumIEEE(b), size: 100}
 	}
-	twelveMB := append(append([]byte{}, sixMB...), sixMB...)
-	_, err = detectBytes(makeZip(t, zipEntry{name: "doc.kml", data: doc}, liar("a.png", twelveMB)), Limits{})
+	twice := append(bytes.Clone(filler), filler...)
+	_, err = detectBytes(makeZip(t, zipEntry{name: "doc.kml", data: doc}, liar("a.png", twice)), lim)
+	wantTooLarge(t, err)
+	_, err = detectBytes(makeZip(t, liar("doc.kml", kmlDoc(1000))), Limits{XMLBytes: 100_000})
 	wantTooLarge(t, err)
 	// Lying within the limit is a damaged archive.
-	_, err = detectBytes(makeZip(t, zipEntry{name: "doc.kml", data: doc}, liar("a.png", sixMB)), Limits{})
+	_, err = detectBytes(makeZip(t, zipEntry{name: "doc.kml", data: doc}, liar("a.png", filler)), lim)
 	wantFormatError(t, err, `the KMZ file is damaged: "a.png" cannot be unpacked`)
-	_, err = detectBytes(makeZip(t, liar("doc.kml", kmlDoc(5000))), Limits{XMLBytes: 100_000})
-	wantTooLarge(t, err)
 }
 
 // gigabyteOfZeros returns 1 GB of zeros deflated (about 1 MB) without

@@ -37,11 +37,10 @@ func decodeThumb(tb testing.TB, typ string, b []byte) image.Image {
 
 func TestThumbnailWidths(t *testing.T) {
 	t.Parallel()
-	src := photo(2000, 1000)
 	for _, tt := range []struct {
 		typ  string
 		data []byte
-	}{{JPEG, encodeJPEG(t, src)}, {PNG, encodePNG(t, src)}} {
+	}{{JPEG, encodeJPEG(t, photo(2000, 1000))}, {PNG, encodePNG(t, graphic(2000, 1000))}} {
 		for _, w := range []int{160, 320, 640, 1280} {
 			var out bytes.Buffer
 			typ, err := Thumbnail(&out, bytes.NewReader(tt.data), tt.typ, w)
@@ -68,7 +67,7 @@ func TestThumbnailWidths(t *testing.T) {
 func TestThumbnailQuality(t *testing.T) {
 	t.Parallel()
 	src := photo(3000, 2000)
-	for _, w := range []int{160, 640, 1280} {
+	for _, w := range []int{160, 1280} {
 		ref := image.NewRGBA(image.Rect(0, 0, w, (2000*w+1500)/3000)) // rounded
 		draw.CatmullRom.Scale(ref, ref.Bounds(), src, src.Bounds(), draw.Src, nil)
 		got := scaleImage(src, orientNormal, w, draw.CatmullRom)

@@ -10,13 +10,23 @@ import (
 	"unicode/utf8"
 )
 
-var bomUTF8 = []byte{0xEF, 0xBB, 0xBF}
+const bomUTF8 = "\xEF\xBB\xBF"
+
+// isUTF8Label reports the encoding declarations read as UTF-8 (ASCII is a
+// subset of it).
+func isUTF8Label(label string) bool {
+	switch strings.ToLower(label) {
+	case "utf-8", "utf8", "us-ascii", "ascii":
+		return true
+	}
+	return false
+}
 
 // detectXML judges a file that is none of the binary types: a KML or GPX
 // document, or nothing accepted.
 func detectXML(r io.ReaderAt, size int64, lim Limits, head []byte) (Info, error) {
 	start := int64(0)
-	if bytes.HasPrefix(head, bomUTF8) {
+	if bytes.HasPrefix(head, []byte(bomUTF8)) {
 		start = int64(len(bomUTF8))
 	}
 	rest := bytes.TrimLeft(head[start:], " \t\r\n")
@@ -28,7 +38,7 @@ func detectXML(r io.ReaderAt, size int64, lim Limits, head []byte) (Info, error)
 	}
 	// Only the first XMLBytes are read: enough to name the root element of
 	// a file that is too large, and the whole of any other.
-	rec := &recordingReaderAt{r: r}
+	rec := &recordingReaderAt{r: r, size: size}
 	src := io.NewSectionReader(rec, start, min(size, lim.XMLBytes)-start)
 	typ, err := checkXML(src, size > lim.XMLBytes, lim, "")
 	if rec.err != nil {
@@ -58,12 +68,34 @@ func checkXML(src io.Reader, over bool, lim Limits, subject string) (typ string,
 		return in, nil
 	}
 	tokens := 0
+	var open []xml.Name // the elements open, outermost first
 	next := func() (xml.Token, error) {
 		tokens++
 		if tokens > maxXMLTokens {
 			return nil, errTooManyTokens
 		}
-		return d.Token()
+		tok, err := d.RawToken()
+		// RawToken leaves the nesting to the caller (Token would check it,
+		// and resolve namespaces too, allocating a third more).
+		switch t := tok.(type) {
+		case xml.StartElement:
+			open = append(open, t.Name)
+		case xml.EndElement:
+			if len(open) == 0 || open[len(open)-1] != t.Name {
+				line, _ := d.InputPos()
+				want := "nothing"
+				if len(open) > 0 {
+					want = "</" + qname(open[len(open)-1]) + ">"
+				}
+				return nil, &xml.SyntaxError{Msg: fmt.Sprintf("found </%s> where %s was expected", qname(t.Name), want), Line: line}
+			}
+			open = open[:len(open)-1]
+		}
+		if err == io.EOF && len(open) > 0 {
+			line, _ := d.InputPos()
+			return nil, &xml.SyntaxError{Msg: "unexpected end of file: <" + qname(open[len(open)-1]) + "> is not closed", Line: line}
+		}
+		return tok, err
 	}
 
 	// The prolog: declaration, comments, processing instructions, spaces,
@@ -104,7 +136,7 @@ prolog:
 	if directive {
 		return "", formatError("%s declares a DTD, which is not accepted", subject)
 	}
-	if encoding != "" && !strings.EqualFold(encoding, "utf-8") && !strings.EqualFold(encoding, "us-ascii") {
+	if encoding != "" && !isUTF8Label(encoding) {
 		return "", formatError("%s declares the encoding %s; only UTF-8 is accepted", subject, quoteName(encoding))
 	}
 	if typ == GPX {
@@ -117,10 +149,10 @@ prolog:
 	}
 
 	// The body, to its end: the document must be well-formed.
-	depth := 1
+	rootClosed := false
 	for {
 		tok, err := next()
-		if err == io.EOF && depth == 0 {
+		if err == io.EOF && len(open) == 0 {
 			return typ, nil
 		}
 		if err != nil {
@@ -128,23 +160,30 @@ prolog:
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			if depth == 0 {
+			if rootClosed {
 				return "", formatError("%s is not well-formed XML: it has more than one root element", subject)
 			}
-			depth++
-			if depth > maxXMLDepth {
+			if len(open) > maxXMLDepth {
 				return "", formatError("%s nests elements more than %d levels deep", subject, maxXMLDepth)
 			}
 		case xml.EndElement:
-			depth--
+			rootClosed = len(open) == 0
 		case xml.Directive:
 			return "", formatError("%s declares a DTD, which is not accepted", subject)
 		case xml.CharData:
-			if depth == 0 && len(bytes.TrimSpace(t)) > 0 {
+			if len(open) == 0 && len(bytes.TrimSpace(t)) > 0 {
 				return "", formatError("%s is not well-formed XML: it has text after its root element", subject)
 			}
 		}
 	}
+}
+
+// qname writes an element name as it appeared, prefix included.
+func qname(n xml.Name) string {
+	if n.Space != "" {
+		return n.Space + ":" + n.Local
+	}
+	return n.Local
 }
 
 var errTooManyTokens = errors.New("too many tokens")

@@ -43,9 +43,10 @@ func TestDetectXML(t *testing.T) {
 		{"kml without namespace", []byte("<kml><Placemark/></kml>"), KML},
 		{"kml 2.1 namespace", []byte(`<kml xmlns="http://earth.google.com/kml/2.1"><Document/></kml>`), KML},
 		{"kml with a prefix", []byte(`<k:kml xmlns:k="http://www.opengis.net/kml/2.2"><k:Document/></k:kml>`), KML},
-		{"kml with BOM, spaces, comments and a processing instruction", append(append([]byte{}, bomUTF8...),
+		{"kml with BOM, spaces, comments and a processing instruction", append([]byte(bomUTF8),
 			[]byte("\n\n  <?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!-- made by hand -->\n<?app x?>\n<kml "+kmlNS+">\n<Document/>\n</kml>\n<!-- end -->\n")...), KML},
 		{"kml declaring us-ascii", []byte(`<?xml version="1.0" encoding="US-ASCII"?><kml/>`), KML},
+		{"kml declaring UTF8", []byte(`<?xml version="1.0" encoding="UTF8"?><kml/>`), KML},
 		{"gpx 1.1", gpxDoc("1.1", 100), GPX},
 		{"gpx 1.0", gpxDoc("1.0", 10), GPX},
 	}
@@ -90,7 +91,7 @@ func TestDetectRefusesXMLAndText(t *testing.T) {
 		{"gpx version in a namespace", `<gpx xmlns:o="urn:o" o:version="1.1"/>`, "does not say its version"},
 		{"kml in latin-1", `<?xml version="1.0" encoding="ISO-8859-1"?><kml><name>caf` + "\xe9" + `</name></kml>`, `the KML file declares the encoding "ISO-8859-1"; only UTF-8 is accepted`},
 		{"kml not closed", "<kml><Document><name>x</name></Document>", "the KML file is not well-formed XML (line 1:"},
-		{"kml crossed tags", "<kml>\n<Document>\n<Folder></Document></Folder></kml>", "the KML file is not well-formed XML (line 3: element <Folder> closed by </Document>)"},
+		{"kml crossed tags", "<kml>\n<Document>\n<Folder></Document></Folder></kml>", "the KML file is not well-formed XML (line 3: found </Document> where </Folder> was expected)"},
 		{"kml with an unknown entity", "<kml><name>&nbsp;</name></kml>", "the KML file is not well-formed XML"},
 		{"kml with invalid utf-8", "<kml><name>\xff\xfe</name></kml>", "the KML file is not well-formed XML"},
 		{"kml with two roots", "<kml></kml><kml></kml>", "the KML file is not well-formed XML: it has more than one root element"},
@@ -172,13 +173,13 @@ func TestDetectXMLSizeLimit(t *testing.T) {
 	wantFormatError(t, err, `version "1.2"`)
 
 	// Just under the limit: read whole and accepted.
-	doc := kmlDoc(9 * 1000 * 1000 / 200)
+	doc := kmlDoc(10000) // 2 MB
 	info, err := detectBytes(doc, Limits{XMLBytes: int64(len(doc))})
 	if err != nil || info.Type != KML {
 		t.Fatalf("KML of %d bytes at a limit of as many: %+v, %v", len(doc), info, err)
 	}
 	// The limit counts every byte of the file, a BOM too.
-	withBOM := append(append([]byte{}, bomUTF8...), doc...)
+	withBOM := append([]byte(bomUTF8), doc...)
 	_, err = detectBytes(withBOM, Limits{XMLBytes: int64(len(doc))})
 	wantTooLarge(t, err)
 	// A broken end is found however long the document.
@@ -192,4 +193,23 @@ func TestDetectXMLTokenLimit(t *testing.T) {
 	doc := []byte("<kml>" + strings.Repeat("<a/>", maxXMLTokens/2+1) + "</kml>")
 	_, err := detectBytes(doc, Limits{XMLBytes: int64(len(doc))})
 	wantFormatError(t, err, "the KML file has more than 4000000 XML elements, texts and comments")
+}
+
+func TestDetectXMLNesting(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ doc, want string }{
+		{"<kml><a></b></kml>", "found </b> where </a> was expected"},
+		{"<k:kml xmlns:k=\"u\"><k:a></a></k:kml>", "found </a> where </k:a> was expected"},
+		{"<kml><a>", "<a> is not closed"},
+		{"<kml>\n\n<a/>", "line 3: unexpected end of file: <kml> is not closed"},
+		{"<gpx version=\"1.1\"></gpx></trk>", "found </trk> where nothing was expected"},
+	}
+	for _, tt := range tests {
+		_, err := detectBytes([]byte(tt.doc), Limits{})
+		wantFormatError(t, err, tt.want)
+	}
+	// Same names in other prefixes are different elements.
+	if _, err := detectBytes([]byte(`<kml xmlns:a="u" xmlns:b="u"><a:x></a:x><b:x/></kml>`), Limits{}); err != nil {
+		t.Error(err)
+	}
 }

@@ -13,7 +13,7 @@ import (
 func number(s, what string, point int) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, formatError(fmt.Sprintf("%s %q is not a number at point %d", what, clip(s, 40), point))
+		return 0, formatError(fmt.Sprintf("%s %q is not a number at point %d", what, shown(s), point))
 	}
 	return v, nil
 }
@@ -47,7 +47,7 @@ func elevation(s string, point int) (float64, error) {
 		return 0, err
 	}
 	if math.Abs(e) > maxAbsEle {
-		return 0, formatError(fmt.Sprintf("elevation %s is out of range at point %d", clip(s, 40), point))
+		return 0, formatError(fmt.Sprintf("elevation %s is out of range at point %d", shown(s), point))
 	}
 	return e, nil
 }
@@ -61,7 +61,7 @@ func timestamp(s string, point int) (time.Time, error) {
 	if t, err := time.Parse("2006-01-02T15:04:05.999999999", s); err == nil {
 		return t, nil
 	}
-	return time.Time{}, formatError(fmt.Sprintf("time %q is not a date and time at point %d", clip(s, 40), point))
+	return time.Time{}, formatError(fmt.Sprintf("time %q is not a date and time at point %d", shown(s), point))
 }
 
 // kmlTuples reads a KML <coordinates> text, "lon,lat[,alt]" tuples separated
@@ -148,3 +148,7 @@ func kmlPoint(lon, lat, alt string, hasAlt bool, point int) (Point, error) {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// shown is a value for a message: a copy, so that the value itself (often
+// a view of a reused buffer) does not escape, cut to 40 bytes.
+func shown(s string) string { return clip(strings.Clone(s), 40) }

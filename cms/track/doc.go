@@ -41,10 +41,10 @@
 // is at least 5 m above the reference, the difference is added to the
 // ascent and the point's elevation becomes the reference; at least 5 m below,
 // the difference is added to the descent likewise; anything in between
-// changes nothing. Points without an elevation are skipped. A climb is thus
-// counted in full once it passes 5 m, and jitter of less than 5 m from peak
-// to peak counts nothing; what is lost is at most the last 5 m of the
-// segment's final climb or drop.
+// changes nothing. Points without an elevation are skipped. Jitter of less
+// than 5 m from peak to peak thus counts nothing, and a real climb or drop
+// counts in full but for less than 5 m at each turn of the profile: a 503 m
+// climb and the way back down count 500 m up and 500 m down.
 //
 // A track has an elevation when at least 90% of its points carry one, the
 // duration is from the first point's time to the last's when every point

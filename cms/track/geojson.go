@@ -23,9 +23,9 @@ import (
 // decimals (about 0.1 m), with the elevation in meters rounded to 0.1 as a
 // third number when s.HasElevation; a point without one in such a track
 // gets it interpolated between its neighbours along the line. The
-// properties are s in its JSON form (as [Summary] documents it), the
-// track's name when it has one, and simplifiedPoints, the number of
-// positions written.
+// properties are s in its JSON form (as [Summary] documents it) rounded
+// like the positions (meters to 0.1, minutes to 0.01), the track's name when
+// it has one, and simplifiedPoints, the number of positions written.
 func GeoJSON(w io.Writer, t *Track, s Summary) error {
 	lines := Simplify(t, MaxSimplified)
 	n := 0
@@ -36,7 +36,7 @@ func GeoJSON(w io.Writer, t *Track, s Summary) error {
 		Name string `json:"name,omitempty"`
 		Summary
 		SimplifiedPoints int `json:"simplifiedPoints"`
-	}{t.Name, s, n})
+	}{t.Name, rounded(s), n})
 	if err != nil {
 		return err
 	}
@@ -90,6 +90,28 @@ func GeoJSON(w io.Writer, t *Track, s Summary) error {
 	b = append(b, "}\n"...)
 	_, err = w.Write(b)
 	return err
+}
+
+// rounded is s as GeoJSON shows it: meters to 0.1, minutes to 0.01,
+// degrees to 6 decimals.
+func rounded(s Summary) Summary {
+	r := func(v, scale float64) float64 { return math.Round(v*scale) / scale }
+	s.Distance, s.Ascent, s.Descent = r(s.Distance, 10), r(s.Ascent, 10), r(s.Descent, 10)
+	if s.Duration != nil {
+		d := r(*s.Duration, 100)
+		s.Duration = &d
+	}
+	for i := range s.BBox {
+		s.BBox[i] = r(s.BBox[i], 1e6)
+	}
+	for _, p := range []*Position{&s.Start, &s.End} {
+		p.Lon, p.Lat = r(p.Lon, 1e6), r(p.Lat, 1e6)
+		if p.Ele != nil {
+			e := r(*p.Ele, 10)
+			p.Ele = &e
+		}
+	}
+	return s
 }
 
 // fillElevations lists the elevations of the lines' points in order,

@@ -1,6 +1,7 @@
 package track
 
 import (
+	"bytes"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -8,7 +9,7 @@ import (
 )
 
 // ParseGPX reads GPX 1.0 or 1.1: every <trk> and its <trkseg>s in order
-// (and, only when the file has no trk at all, its <rte> routes'
+// (and, only when its tracks hold no point at all, its <rte> routes'
 // <rtept>s, one segment per route). Waypoints (<wpt>) are not track points.
 // Elements are matched by their local names, so the namespace (1.0, 1.1 or
 // none) does not matter, and extensions are skipped.
@@ -177,18 +178,20 @@ func (p *gpxParser) point(el xml.StartElement) (Point, error) {
 		default:
 			return p.f.skip()
 		}
-		s, err := p.f.text(100)
+		b, err := p.f.textBytes(100)
 		if err != nil {
 			return err
 		}
-		if s = strings.TrimSpace(s); s == "" {
+		if b = bytes.TrimSpace(b); len(b) == 0 {
 			return nil // an empty element is a missing value
 		}
+		// string(b) does not escape here, so short values are not copied
+		// to the heap.
 		if el.Name.Local == "ele" {
-			pt.Ele, err = elevation(s, n)
+			pt.Ele, err = elevation(string(b), n)
 			pt.HasEle = err == nil
 		} else {
-			pt.Time, err = timestamp(s, n)
+			pt.Time, err = timestamp(string(b), n)
 		}
 		return err
 	})

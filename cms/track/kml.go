@@ -67,16 +67,16 @@ func (p *kmlParser) container(tag string) error {
 		if err != nil {
 			return p.f.unexpectedEnd(err)
 		}
-		switch t := tok.(type) {
-		case xml.EndElement:
+		switch tok.kind {
+		case endToken:
 			if p.f.depth() < depth {
 				if tag == "Placemark" && len(p.track.Segments) > lines && p.placemarkName == "" && p.placemarkDesc == "" {
 					p.placemarkName, p.placemarkDesc = name, desc
 				}
 				return nil
 			}
-		case xml.StartElement:
-			if err := p.element(t, tag, &name, &desc); err != nil {
+		case startToken:
+			if err := p.element(tok.start, tag, &name, &desc); err != nil {
 				return err
 			}
 		}

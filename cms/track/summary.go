@@ -1,6 +1,9 @@
 package track
 
-import "math"
+import (
+	"math"
+	"unicode/utf8"
+)
 
 // EarthRadius is the mean Earth radius (IUGG) in meters on which distances
 // are measured.
@@ -48,7 +51,19 @@ type Summary struct {
 	End   Position `json:"end"`
 	// Points is the number of points read.
 	Points int `json:"points"`
+	// Name and Description are the file's own texts (Track.Name and
+	// Description), plain text, cut to MaxName and MaxDescription
+	// characters; empty when the file has none. Show them as text, never
+	// as HTML.
+	Name        string `json:"name,omitempty"`
+	Description string `json:"description,omitempty"`
 }
+
+// The longest Summary.Name and Description kept, in characters.
+const (
+	MaxName        = 200
+	MaxDescription = 2000
+)
 
 // Position is a point of a Summary: longitude and latitude in degrees, and
 // the elevation in meters when the point has one (omitted from JSON
@@ -109,7 +124,16 @@ func Measure(t *Track) Summary {
 	s.Circular = s.Points >= 2 && distance(*firstPt, *lastPt) <= CircularWithin
 	s.Start = position(*firstPt)
 	s.End = position(*lastPt)
+	s.Name, s.Description = cutText(t.Name, MaxName), cutText(t.Description, MaxDescription)
 	return s
+}
+
+// cutText cuts s to at most n characters.
+func cutText(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
 }
 
 func position(p Point) Position {

@@ -30,7 +30,7 @@ type sample struct {
 
 // samples makes the test files; the same bytes every run.
 func samples() []sample {
-	return []sample{hikeGPX(), rideGPX(), lineKML(), multiKML(), gxTrackKML()}
+	return []sample{hikeGPX(2600), rideGPX(1500), lineKML(2000), multiKML(900), gxTrackKML(1400)}
 }
 
 // TestTestdataCurrent proves the committed files are what the generator
@@ -102,12 +102,11 @@ func f1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 // start is when the generated recordings begin.
 func startTime() time.Time { return time.Date(2024, 6, 1, 7, 30, 0, 0, time.UTC) }
 
-// hikeGPX: GPX 1.1, a loop of about 14 km in 2,600 points with elevation
+// hikeGPX: GPX 1.1, a loop of about 20 km in n points with elevation
 // (a 450 m climb with rolling ground) and a time on every point, a few
-// extensions and waypoints.
-func hikeGPX() sample {
+// extensions and a waypoint.
+func hikeGPX(n int) sample {
 	rnd := rand.New(rand.NewPCG(1, 2))
-	const n = 2600
 	var b bytes.Buffer
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>
 <gpx version="1.1" creator="track generator" xmlns="http://www.topografix.com/GPX/1/1" xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1">
@@ -144,9 +143,10 @@ func hikeGPX() sample {
 	return sample{name: "hike.gpx", data: b.Bytes(), ascent: prof.ascent, descent: prof.descent, points: n, segments: 1}
 }
 
-// rideGPX: GPX 1.0, two tracks, the first in two segments with a 2 km gap
-// between them (the receiver off), times and elevations, course and speed.
-func rideGPX() sample {
+// rideGPX: GPX 1.0, n points in two tracks, the first in two segments
+// with a 2 km gap between them (the receiver off), times and elevations,
+// course and speed.
+func rideGPX(n int) sample {
 	rnd := rand.New(rand.NewPCG(3, 4))
 	w := &walker{rnd: rnd, lat: 45.4, lon: 11.9, heading: 0.7}
 	var b bytes.Buffer
@@ -178,23 +178,23 @@ func rideGPX() sample {
 		b.WriteString("</trkseg>\n")
 	}
 	b.WriteString("<trk>\n<name>Out</name>\n<number>1</number>\n")
-	seg(600)
+	seg(n * 6 / 15)
 	for i := 0; i < 130; i++ { // the receiver off for 2 km
 		w.step(15)
 		tm = tm.Add(3 * time.Second)
 	}
-	seg(400)
+	seg(n * 4 / 15)
 	b.WriteString("</trk>\n<trk>\n<name>Back</name>\n")
 	w.heading += math.Pi
-	seg(500)
+	seg(n - n*6/15 - n*4/15)
 	b.WriteString("</trk>\n</gpx>\n")
-	return sample{name: "ride.gpx", data: b.Bytes(), ascent: prof.ascent, descent: prof.descent, points: 1500, segments: 3}
+	return sample{name: "ride.gpx", data: b.Bytes(), ascent: prof.ascent, descent: prof.descent, points: n, segments: 3}
 }
 
-// lineKML: a KML LineString (lon,lat,alt tuples on lines and runs of
+// lineKML: n points in a KML LineString (lon,lat,alt tuples on lines and runs of
 // spaces) in a Document with an HTML description, after a Point placemark
 // that is not part of the track.
-func lineKML() sample {
+func lineKML(n int) sample {
 	rnd := rand.New(rand.NewPCG(5, 6))
 	w := &walker{rnd: rnd, lat: 44.1, lon: 9.7, heading: 2}
 	var b bytes.Buffer
@@ -217,10 +217,9 @@ func lineKML() sample {
       <coordinates>
 `)
 	var prof profile
-	const n = 2000
 	for i := 0; i < n; i++ {
 		w.step(6 + rnd.Float64()*4)
-		ele := 5 + 120*math.Abs(math.Sin(float64(i)/n*3*math.Pi))
+		ele := 5 + 120*math.Abs(math.Sin(float64(i)/float64(n)*3*math.Pi))
 		prof.add(ele)
 		lat, lon := w.noisy()
 		sep := "\n        "
@@ -233,10 +232,10 @@ func lineKML() sample {
 	return sample{name: "line.kml", data: b.Bytes(), ascent: prof.ascent, descent: prof.descent, points: n, segments: 1}
 }
 
-// multiKML: nested Folders holding a Placemark whose MultiGeometry has
+// multiKML: n points in nested Folders holding a Placemark whose MultiGeometry has
 // three LineStrings with altitudes all 0 (a line drawn on a map) and a
 // Point that is not track.
-func multiKML() sample {
+func multiKML(n int) sample {
 	rnd := rand.New(rand.NewPCG(7, 8))
 	w := &walker{rnd: rnd, lat: 47.3, lon: 8.5, heading: -1}
 	var b bytes.Buffer
@@ -252,7 +251,7 @@ func multiKML() sample {
 `)
 	for s := 0; s < 3; s++ {
 		b.WriteString("<LineString><coordinates>")
-		for i := 0; i < 300; i++ {
+		for i := 0; i < n/3; i++ {
 			w.step(20 + rnd.Float64()*10)
 			lat, lon := w.noisy()
 			if i > 0 {
@@ -266,12 +265,12 @@ func multiKML() sample {
 		}
 	}
 	b.WriteString("</MultiGeometry>\n</Placemark>\n</Folder></Folder>\n</Document>\n</kml>\n")
-	return sample{name: "multi.kml", data: b.Bytes(), points: 900, segments: 3}
+	return sample{name: "multi.kml", data: b.Bytes(), points: n / 3 * 3, segments: 3}
 }
 
-// gxTrackKML: a gx:MultiTrack of two gx:Tracks, <when> and <gx:coord>
+// gxTrackKML: n points in a gx:MultiTrack of two gx:Tracks, <when> and <gx:coord>
 // pairs with elevations, and per-point extended data.
-func gxTrackKML() sample {
+func gxTrackKML(n int) sample {
 	rnd := rand.New(rand.NewPCG(9, 10))
 	w := &walker{rnd: rnd, lat: 43.7, lon: 10.4, heading: 0.3}
 	var b bytes.Buffer
@@ -289,13 +288,13 @@ func gxTrackKML() sample {
 	tm := startTime()
 	for s := 0; s < 2; s++ {
 		var p profile
-		const n = 700
+		per := n / 2
 		b.WriteString("<gx:Track>\n")
 		var coords bytes.Buffer
 		ele := 200.0 + float64(s)*150
-		for i := 0; i < n; i++ {
+		for i := 0; i < per; i++ {
 			w.step(4 + rnd.Float64()*3)
-			ele += 0.35 * math.Cos(float64(i)/n*2*math.Pi*(1+float64(s)))
+			ele += 0.35 * math.Cos(float64(i)/float64(per)*2*math.Pi*(1+float64(s)))
 			p.add(ele)
 			lat, lon := w.noisy()
 			fmt.Fprintf(&b, "<when>%s</when>\n", tm.Format("2006-01-02T15:04:05.000Z"))
@@ -313,5 +312,5 @@ func gxTrackKML() sample {
 		tm = tm.Add(20 * time.Minute) // a rest, the recording paused
 	}
 	b.WriteString("</gx:MultiTrack>\n</Placemark>\n</Document>\n</kml>\n")
-	return sample{name: "gxtrack.kml", data: b.Bytes(), ascent: prof.ascent, descent: prof.descent, points: 1400, segments: 2}
+	return sample{name: "gxtrack.kml", data: b.Bytes(), ascent: prof.ascent, descent: prof.descent, points: n / 2 * 2, segments: 2}
 }

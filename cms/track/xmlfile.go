@@ -24,6 +24,7 @@ type xmlFile struct {
 	kind    string   // "GPX" or "KML", for messages
 	stack   []string // the open elements' qualified names, to match end tags
 	started bool     // an element was read
+	scratch []byte   // textBytes' buffer, reused
 }
 
 func newXMLFile(r io.Reader, maxBytes int64, kind string) (*xmlFile, error) {
@@ -44,39 +45,55 @@ func newXMLFile(r io.Reader, maxBytes int64, kind string) (*xmlFile, error) {
 	return &xmlFile{dec: dec, lim: lim, kind: kind}, nil
 }
 
+// tokenKind says what a token is.
+type tokenKind uint8
+
+const (
+	startToken tokenKind = iota + 1
+	endToken
+	textToken
+)
+
+// token is one start tag, end tag or run of text; a concrete type, so that
+// reading a token allocates no interface value of its own.
+type token struct {
+	kind  tokenKind
+	start xml.StartElement // for startToken
+	text  []byte           // for textToken: valid until the next token
+}
+
 // next returns the next start element, end element or character data, and
 // skips comments and processing instructions. Any directive (<!DOCTYPE>,
 // <!ENTITY>) is refused: the formats need none, and refusing them is what
-// keeps entity expansion out. The returned token's bytes are valid until the
-// next call.
-func (f *xmlFile) next() (xml.Token, error) {
+// keeps entity expansion out.
+func (f *xmlFile) next() (token, error) {
 	for {
 		tok, err := f.dec.RawToken()
 		if err != nil {
-			return nil, f.fail(err)
+			return token{}, f.fail(err)
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
 			if len(f.stack) >= maxDepth {
-				return nil, formatError(fmt.Sprintf("the %s file nests elements more than %d deep", f.kind, maxDepth))
+				return token{}, formatError(fmt.Sprintf("the %s file nests elements more than %d deep", f.kind, maxDepth))
 			}
 			f.stack = append(f.stack, qualified(t.Name))
 			f.started = true
-			return t, nil
+			return token{kind: startToken, start: t}, nil
 		case xml.EndElement:
 			if len(f.stack) == 0 {
-				return nil, formatError(fmt.Sprintf("the %s file is not well-formed XML: </%s> closes no element at line %d", f.kind, qualified(t.Name), f.line()))
+				return token{}, formatError(fmt.Sprintf("the %s file is not well-formed XML: </%s> closes no element at line %d", f.kind, qualified(t.Name), f.line()))
 			}
 			open := f.stack[len(f.stack)-1]
 			if open != qualified(t.Name) {
-				return nil, formatError(fmt.Sprintf("the %s file is not well-formed XML: <%s> is closed by </%s> at line %d", f.kind, open, qualified(t.Name), f.line()))
+				return token{}, formatError(fmt.Sprintf("the %s file is not well-formed XML: <%s> is closed by </%s> at line %d", f.kind, open, qualified(t.Name), f.line()))
 			}
 			f.stack = f.stack[:len(f.stack)-1]
-			return t, nil
+			return token{kind: endToken}, nil
 		case xml.CharData:
-			return t, nil
+			return token{kind: textToken, text: t}, nil
 		case xml.Directive:
-			return nil, directiveError(f.kind, t)
+			return token{}, directiveError(f.kind, t)
 		}
 	}
 }
@@ -99,14 +116,14 @@ func (f *xmlFile) root(want string) (xml.StartElement, error) {
 		if err != nil {
 			return xml.StartElement{}, err
 		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if t.Name.Local != want {
-				return xml.StartElement{}, formatError(fmt.Sprintf("not a %s file: the root element is <%s>", f.kind, clip(qualified(t.Name), 40)))
+		switch tok.kind {
+		case startToken:
+			if tok.start.Name.Local != want {
+				return xml.StartElement{}, formatError(fmt.Sprintf("not a %s file: the root element is <%s>", f.kind, clip(qualified(tok.start.Name), 40)))
 			}
-			return t, nil
-		case xml.CharData:
-			if len(bytes.TrimSpace(t)) > 0 {
+			return tok.start, nil
+		case textToken:
+			if len(bytes.TrimSpace(tok.text)) > 0 {
 				return xml.StartElement{}, formatError(fmt.Sprintf("not a %s file: it is not XML", f.kind))
 			}
 		}
@@ -124,11 +141,11 @@ func (f *xmlFile) finish() error {
 		if err != nil {
 			return err
 		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			return formatError(fmt.Sprintf("the %s file is not well-formed XML: a second root element <%s> at line %d", f.kind, clip(qualified(t.Name), 40), f.line()))
-		case xml.CharData:
-			if len(bytes.TrimSpace(t)) > 0 {
+		switch tok.kind {
+		case startToken:
+			return formatError(fmt.Sprintf("the %s file is not well-formed XML: a second root element <%s> at line %d", f.kind, clip(qualified(tok.start.Name), 40), f.line()))
+		case textToken:
+			if len(bytes.TrimSpace(tok.text)) > 0 {
 				return formatError(fmt.Sprintf("the %s file is not well-formed XML: text after the root element at line %d", f.kind, f.line()))
 			}
 		}
@@ -144,12 +161,12 @@ func (f *xmlFile) children(fn func(xml.StartElement) error) error {
 		if err != nil {
 			return f.unexpectedEnd(err)
 		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if err := fn(t); err != nil {
+		switch tok.kind {
+		case startToken:
+			if err := fn(tok.start); err != nil {
 				return err
 			}
-		case xml.EndElement:
+		case endToken:
 			if f.depth() < depth {
 				return nil
 			}
@@ -160,25 +177,32 @@ func (f *xmlFile) children(fn func(xml.StartElement) error) error {
 // text returns the character data of the element just started, up to its
 // end tag; nested elements are skipped. Beyond max bytes the text is cut.
 func (f *xmlFile) text(max int) (string, error) {
-	var b []byte
+	b, err := f.textBytes(max)
+	return string(b), err
+}
+
+// textBytes is text in a buffer that the next call reuses, for values
+// parsed at once.
+func (f *xmlFile) textBytes(max int) ([]byte, error) {
+	f.scratch = f.scratch[:0]
 	depth := f.depth()
 	for {
 		tok, err := f.next()
 		if err != nil {
-			return "", f.unexpectedEnd(err)
+			return nil, f.unexpectedEnd(err)
 		}
-		switch t := tok.(type) {
-		case xml.CharData:
-			if len(b) < max {
-				b = append(b, t[:min(len(t), max-len(b))]...)
+		switch tok.kind {
+		case textToken:
+			if n := len(f.scratch); n < max {
+				f.scratch = append(f.scratch, tok.text[:min(len(tok.text), max-n)]...)
 			}
-		case xml.StartElement:
+		case startToken:
 			if err := f.skip(); err != nil {
-				return "", err
+				return nil, err
 			}
-		case xml.EndElement:
+		case endToken:
 			if f.depth() < depth {
-				return string(b), nil
+				return f.scratch, nil
 			}
 		}
 	}

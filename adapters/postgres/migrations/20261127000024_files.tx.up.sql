@@ -4,15 +4,16 @@
 -- record tables' do, so that a statement can use no index but the one
 -- whose key it spells: files_sha256 (a content's file, and the
 -- uniqueness of a digest in an account: account ids and digests never
--- hold a '/'), files_list (an account's files newest first), files_type (the
--- same list of one media type) and files_created (every account's files
--- oldest first, for the purge of unused ones: its key is the expression
--- created + 0, the instant itself, so that no list of an account's files
--- can walk it in their order and filter by the account). created is microseconds
--- since the Unix epoch, as the records' times; track is the JSON of the
--- measured track, NULL when the file holds none. The text columns keep
--- the database's collation, as refs' do: the purge compares a file's
--- account and id with the key of refs_to.
+-- hold a '/'), files_list (an account's files newest first), files_type
+-- (the same list of one media type) and files_created (every account's
+-- files oldest first, for the purge of unused ones: its key is the
+-- expression created + 0, the instant itself, so that no list of an
+-- account's files can walk it in their order and filter by the
+-- account). created is microseconds since the Unix epoch, as the
+-- records' times; track is the JSON of the measured track, NULL when
+-- the file holds none. The text columns keep the database's collation,
+-- as refs' do: the purge compares a file's account and id with the key
+-- of refs_to.
 CREATE TABLE IF NOT EXISTS files (
     account TEXT NOT NULL,
     id      TEXT NOT NULL PRIMARY KEY,

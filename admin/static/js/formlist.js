@@ -13,7 +13,7 @@ const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 // Attributes holding control names (name, the id list's field, a button's
 // action) and those holding element ids (one or a list of them).
 const nameAttrs = ["name", "data-field"];
-const idAttrs = ["id", "for", "aria-describedby", "aria-labelledby", "aria-controls", "aria-activedescendant", "input"];
+const idAttrs = ["id", "for", "data-for", "aria-describedby", "aria-labelledby", "aria-controls", "aria-activedescendant", "input"];
 
 // renamer changes the names and ids of item `from` of list path into
 // those of item `to`: path[from] -> path[to], f-path-from -> f-path-to.
