@@ -1,6 +1,7 @@
 package cms_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"errors"
@@ -140,6 +141,25 @@ func kmlLine(n, pad int) []byte {
 	return []byte(b.String())
 }
 
+// kmzBomb is a KMZ of about 100 KB whose .kml unpacks to 100 MB.
+func kmzBomb(t *testing.T) []byte {
+	var b bytes.Buffer
+	z := zip.NewWriter(&b)
+	w, err := z.Create("doc.kml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte(`<?xml version="1.0"?><kml xmlns="http://www.opengis.net/kml/2.2"><Document><description>`))
+	zeros := make([]byte, 1<<20)
+	for range 100 {
+		w.Write(zeros)
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
 func TestUploadFile(t *testing.T) {
 	forEachFileDatabase(t, nil, func(t *testing.T, e *files) {
 		ctx := e.as(t, "root")
@@ -223,6 +243,7 @@ func TestUploadRefused(t *testing.T) {
 			{"bomb.kml", []byte(`<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]><kml>&lol2;</kml>`), cms.CodeConflict, "DTD"},
 			{"big.kml", kmlLine(10, 11<<20), cms.CodeTooLarge, "Request too large"},
 			{"huge.bin", bytes.Repeat([]byte{0}, cms.MaxUpload+1), cms.CodeTooLarge, "Request too large"},
+			{"bomb.kmz", kmzBomb(t), cms.CodeTooLarge, "Request too large"},
 		}
 		for _, c := range cases {
 			_, _, err := e.svc.UploadFile(ctx, cms.Upload{Name: c.name, Body: bytes.NewReader(c.body)})
