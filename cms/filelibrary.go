@@ -11,14 +11,7 @@ import (
 
 // fileCaller returns the principal of ctx when it may do action on files.
 func (s *Service) fileCaller(ctx context.Context, action Action) (Principal, error) {
-	p, ok := PrincipalFrom(ctx)
-	if !ok {
-		return Principal{}, errUnauthorized()
-	}
-	if !p.Can(AreaFile, action) {
-		return Principal{}, errForbidden()
-	}
-	return p, nil
+	return s.caller(ctx, AreaFile, action)
 }
 
 // errNoFiles refuses file calls of a service that keeps no files.

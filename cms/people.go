@@ -66,14 +66,7 @@ const GeneratedPasswordLength = 26
 // manager returns the principal of ctx when it may do action on the
 // account's users.
 func (s *Service) manager(ctx context.Context, action Action) (Principal, error) {
-	p, ok := PrincipalFrom(ctx)
-	if !ok {
-		return Principal{}, errUnauthorized()
-	}
-	if !p.Can(AreaUser, action) {
-		return Principal{}, errForbidden()
-	}
-	return p, nil
+	return s.caller(ctx, AreaUser, action)
 }
 
 // AccountUsers lists the users of the caller's account in name order.

@@ -105,13 +105,14 @@ func Allowed(perms []string, t Target, action Action) bool {
 	return false
 }
 
-// caller returns the principal of ctx when it may do action on kind.
-func (s *Service) caller(ctx context.Context, kind Kind, action Action) (Principal, error) {
+// caller returns the principal of ctx when it may do action on t (a
+// Kind or an Area).
+func (s *Service) caller(ctx context.Context, t Target, action Action) (Principal, error) {
 	p, ok := PrincipalFrom(ctx)
 	if !ok {
 		return Principal{}, errUnauthorized()
 	}
-	if !p.Can(kind, action) {
+	if !p.Can(t, action) {
 		return Principal{}, errForbidden()
 	}
 	return p, nil
