@@ -1,7 +1,9 @@
 package cms_test
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -51,6 +53,63 @@ func TestImageInEveryHTMLField(t *testing.T) {
 			if _, _, err := e.svc.GetFile(ctx, f.ID); err != nil {
 				t.Errorf("%s %s: the file shown is gone: %v", c.kind, c.field, err)
 			}
+		}
+	})
+}
+
+// TestBatchFileFields: a batch is checked as single upserts of its
+// records would be: a file field naming a file of another type, or an own
+// url naming none, is a 409 on submission that stores nothing; a batch
+// that passes derives a TRACK's figures as an upsert does.
+func TestBatchFileFields(t *testing.T) {
+	forEachFileDatabase(t, nil, func(t *testing.T, e *files) {
+		ctx := e.as(t, "root")
+		img := e.upload(t, ctx, "photo.png", pngImage(t, 20, 10))
+		walk := e.upload(t, ctx, "walk.gpx", gpxTrack(101, 46.0, 11.0, 0.001, 10))
+		missing := strings.Repeat("a", cms.FileIDLength)
+		refused := []struct{ body, problem string }{
+			{`[{"id":"bat1","image":"` + urlOf(img) + `"},{"id":"bat2","image":"` + strings.Replace(urlOf(walk), ".gpx", ".png", 1) + `"}]`,
+				"Resource bat2: image: must be a JPEG, PNG or WebP image"},
+			{`[{"id":"bat1","multimedia":["` + urlOf(img) + `","` + ownPrefix + missing + `/x.png"]}]`,
+				"Resource bat1: multimedia[1]: must name a file of this account"},
+			{`[{"id":"bat1","resourceType":"TRACK","trackFile":"` + strings.Replace(urlOf(img), ".png", ".gpx", 1) + `"}]`,
+				"Resource bat1: trackFile: must be a GPX or KML file holding a track"},
+		}
+		for _, c := range refused {
+			_, err := e.svc.SubmitBatch(ctx, cms.KindResource, []byte(c.body))
+			var ce *cms.Error
+			if !errors.As(err, &ce) || ce.Code != cms.CodeInvalid || !strings.Contains(ce.ProblemText(), c.problem) {
+				t.Errorf("batch %s: %v, want the problem %q", c.body, err, c.problem)
+			}
+		}
+		if did, err := e.svc.ProcessBatch(ctx, "w"); did || err != nil {
+			t.Fatalf("a refused batch was stored: %v %v", did, err)
+		}
+		for _, id := range []string{"bat1", "bat2"} {
+			if _, err := e.store.GetRecord(t.Context(), "acme", cms.KindResource, id); cms.ErrorCode(err) != cms.CodeNotFound {
+				t.Fatalf("record %s of a refused batch: %v", id, err)
+			}
+		}
+
+		// Accepted: applied with the figures of its track.
+		rec, err := e.svc.SubmitBatch(ctx, cms.KindResource, []byte(`[{"id":"trk1","resourceType":"TRACK","trackFile":"`+urlOf(walk)+`","trackSlopeDown":7}]`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if did, err := e.svc.ProcessBatch(ctx, "w"); !did || err != nil {
+			t.Fatal(did, err)
+		}
+		if b, err := e.svc.BatchStatus(ctx, cms.KindResource, rec.ID); err != nil || b.Status != cms.BatchDone {
+			t.Fatalf("batch: %+v %v", b, err)
+		}
+		entry, err := e.store.GetRecord(t.Context(), "acme", cms.KindResource, "trk1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := entry.Record.(*cms.Resource)
+		if r.TrackTravelDistance.Value != int64(math.Round(walk.Track.Distance)) || r.TrackSlopeDown.Value != 7 ||
+			r.TrackDuration.Value != 100 || r.LocationLat.Value != 46.0 {
+			t.Fatalf("derived by a batch: %v %v %v %v", r.TrackTravelDistance, r.TrackSlopeDown, r.TrackDuration, r.LocationLat)
 		}
 	})
 }
