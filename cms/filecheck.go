@@ -23,7 +23,7 @@ type namedFiles map[string]*File
 func (s *Service) checkFiles(ctx context.Context, tx upsertStore, p Principal, patch Record, trackFiles ...string) (namedFiles, []fieldProblem, error) {
 	oc := s.doc.kinds[patch.Kind()]
 	uses := fileUses(oc.spec, reflect.ValueOf(patch).Elem(), "", "", false, nil)
-	own := fileURLs(ctx)
+	own := ownFileURLs(ctx)
 	var ids []string
 	var problems []fieldProblem
 	for _, u := range uses {
@@ -31,7 +31,7 @@ func (s *Service) checkFiles(ctx context.Context, tx upsertStore, p Principal, p
 		switch {
 		case ok:
 			ids = append(ids, id)
-		case hasAnyPrefix(u.url, own):
+		case own.holds(u.url):
 			problems = append(problems, fieldProblem{u.path, "must name one of this service's files: this address names none"})
 		}
 	}
@@ -58,7 +58,7 @@ func (s *Service) checkFiles(ctx context.Context, tx upsertStore, p Principal, p
 		}
 		f := files[id]
 		if f == nil {
-			if hasAnyPrefix(u.url, own) {
+			if own.holds(u.url) {
 				problems = append(problems, fieldProblem{u.path, "must name a file of this account: file " + id + " does not exist"})
 			}
 			continue // a URL elsewhere of the same shape
@@ -68,15 +68,6 @@ func (s *Service) checkFiles(ctx context.Context, tx upsertStore, p Principal, p
 		}
 	}
 	return files, problems, nil
-}
-
-func hasAnyPrefix(s string, prefixes []string) bool {
-	for _, p := range prefixes {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // fileFits returns why f cannot be named by a field of rule ("" when it

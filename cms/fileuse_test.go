@@ -113,3 +113,43 @@ func TestBatchFileFields(t *testing.T) {
 		}
 	})
 }
+
+// TestOwnFileURLSpellings: an own file url is told by its origin and
+// path, however they are spelled: a host in capitals, the scheme's
+// default port, escapes in the path. Each names no file of the account
+// and is refused as the plain spelling is; nothing is stored.
+func TestOwnFileURLSpellings(t *testing.T) {
+	forEachFileDatabase(t, nil, func(t *testing.T, e *files) {
+		ctx := e.as(t, "root")
+		theirs := e.upload(t, e.as(t, "otto"), "theirs.png", pngImage(t, 5, 5))
+		missing := strings.Repeat("a", cms.FileIDLength)
+		for _, u := range []string{
+			"https://cms.example.com/api/bw/v2/file/" + missing + "/x.png",
+			"https://CMS.Example.COM/api/bw/v2/file/" + missing + "/x.png",
+			"HTTPS://cms.example.com/api/bw/v2/file/" + missing + "/x.png",
+			"https://cms.example.com:443/api/bw/v2/file/" + missing + "/x.png",
+			"https://cms.example.com/api/bw/v2/fil%65/" + missing + "/x.png",
+			"https://cms.example.com/api/bw/v2/file/" + theirs.ID + "/x.png",
+			"https://CMS.EXAMPLE.COM:443/api/bw/v2/file/" + theirs.ID + "/theirs.png",
+		} {
+			_, err := e.svc.Upsert(ctx, cms.KindResource, []byte(`{"id":"res1","image":"`+u+`"}`), nil)
+			var ce *cms.Error
+			if !errors.As(err, &ce) || ce.Code != cms.CodeInvalid || !strings.Contains(ce.ProblemText(), "image: must name a file of this account") {
+				t.Errorf("%s: %v, want a problem on image", u, err)
+			}
+		}
+		if _, err := e.store.GetRecord(t.Context(), "acme", cms.KindResource, "res1"); cms.ErrorCode(err) != cms.CodeNotFound {
+			t.Fatalf("a refused record was stored: %v", err)
+		}
+		// Another host, or another port, is elsewhere: not checked.
+		for _, u := range []string{
+			"https://cms.example.com:8443/api/bw/v2/file/" + missing + "/x.png",
+			"http://cms.example.com/api/bw/v2/file/" + missing + "/x.png",
+			"https://cdn.example.com/api/bw/v2/file/" + missing + "/x.png",
+		} {
+			if _, err := e.svc.Upsert(ctx, cms.KindResource, []byte(`{"id":"res2","image":"`+u+`"}`), nil); err != nil {
+				t.Errorf("%s: %v", u, err)
+			}
+		}
+	})
+}
