@@ -127,9 +127,9 @@ func trackFileOf(rec Record) string {
 // deriveTrack fills a TRACK Resource's measured fields from the track
 // file it names: each of the figures the body leaves out that is still
 // derived (on create: always; on update: it equals what the file named
-// before measured, or nothing was measured before), and the location from
-// the start when both coordinates are unset. An explicit value or null
-// in the body wins.
+// before measured, or nothing was measured before), and, when the file is
+// newly named, the location from the start when both coordinates are
+// unset. An explicit value or null in the body wins.
 func deriveTrack(merged, patch Record, files namedFiles, before string, created bool) {
 	r, ok := merged.(*Resource)
 	if !ok || r.ResourceType.Value != ResourceTypeTrack {
@@ -164,7 +164,11 @@ func deriveTrack(merged, patch Record, files namedFiles, before string, created 
 	if !pr.TrackCircular.Set && (created || (was == nil || was.Track == nil) && !r.TrackCircular.Valid || sameNull(r.TrackCircular, old.circular)) {
 		r.TrackCircular = is.circular
 	}
-	if !pr.LocationLat.Set && !pr.LocationLon.Set && !r.LocationLat.Valid && !r.LocationLon.Valid {
+	// The location is filled when the file is named (on create, or
+	// another file than before), not on every write: one cleared by an
+	// explicit null stays cleared.
+	named := created || was == nil || was.ID != now.ID
+	if named && !pr.LocationLat.Set && !pr.LocationLon.Set && !r.LocationLat.Valid && !r.LocationLon.Valid {
 		lon, lat := now.Track.Start.Lon, now.Track.Start.Lat
 		r.LocationLat, r.LocationLon = Null[float64]{Value: lat, Valid: true, Set: true}, Null[float64]{Value: lon, Valid: true, Set: true}
 	}

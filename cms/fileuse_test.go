@@ -153,3 +153,43 @@ func TestOwnFileURLSpellings(t *testing.T) {
 		}
 	})
 }
+
+// TestTrackLocationCleared: the location a TRACK gets from its file's
+// start, once cleared by an explicit null, stays cleared while the file
+// stays; naming another file gives the new start again.
+func TestTrackLocationCleared(t *testing.T) {
+	forEachFileDatabase(t, nil, func(t *testing.T, e *files) {
+		ctx := e.as(t, "root")
+		a := e.upload(t, ctx, "a.gpx", gpxTrack(101, 46.0, 11.0, 0.001, 10))
+		b := e.upload(t, ctx, "b.gpx", gpxTrack(51, 45.0, 10.0, 0.001, -10))
+		location := func() (cms.Null[float64], cms.Null[float64]) {
+			t.Helper()
+			entry, err := e.store.GetRecord(t.Context(), "acme", cms.KindResource, "trk1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := entry.Record.(*cms.Resource)
+			return r.LocationLat, r.LocationLon
+		}
+		put := func(body string) {
+			t.Helper()
+			if _, err := e.svc.Upsert(ctx, cms.KindResource, []byte(body), nil); err != nil {
+				t.Fatalf("%s: %v", body, err)
+			}
+		}
+		put(`{"id":"trk1","resourceType":"TRACK","trackFile":"` + urlOf(a) + `"}`)
+		if lat, lon := location(); lat.Value != 46 || lon.Value != 11 {
+			t.Fatalf("location from the start: %v %v", lat, lon)
+		}
+		put(`{"id":"trk1","locationLat":null,"locationLon":null}`)
+		put(`{"id":"trk1","title":"Lake walk"}`)
+		put(`{"id":"trk1","trackFile":"` + urlOf(a) + `"}`)
+		if lat, lon := location(); lat.Valid || lon.Valid {
+			t.Fatalf("the location cleared came back: %v %v", lat, lon)
+		}
+		put(`{"id":"trk1","trackFile":"` + urlOf(b) + `"}`)
+		if lat, lon := location(); lat.Value != 45 || lon.Value != 10 {
+			t.Fatalf("location from another file's start: %v %v", lat, lon)
+		}
+	})
+}
