@@ -1,8 +1,10 @@
 package cms_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"testing"
@@ -190,6 +192,42 @@ func TestTrackLocationCleared(t *testing.T) {
 		put(`{"id":"trk1","trackFile":"` + urlOf(b) + `"}`)
 		if lat, lon := location(); lat.Value != 45 || lon.Value != 10 {
 			t.Fatalf("location from another file's start: %v %v", lat, lon)
+		}
+	})
+}
+
+// TestGPXWithoutTrack: a GPX holding waypoints only is a GPX file, stored
+// as one without a track (as a KML without lines is): it has no GeoJSON
+// and cannot be a trackFile.
+func TestGPXWithoutTrack(t *testing.T) {
+	forEachFileDatabase(t, nil, func(t *testing.T, e *files) {
+		ctx := e.as(t, "root")
+		body := []byte(`<?xml version="1.0" encoding="UTF-8"?>
+<gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">
+<wpt lat="46.1" lon="11.1"><name>Hut</name></wpt><wpt lat="46.2" lon="11.2"><name>Lake</name></wpt></gpx>`)
+		f, existing, err := e.svc.UploadFile(ctx, cms.Upload{Name: "huts.gpx", Body: bytes.NewReader(body)})
+		if err != nil || existing {
+			t.Fatalf("a GPX of waypoints: %v %v", existing, err)
+		}
+		if f.Type != "application/gpx+xml" || f.Track != nil || !strings.HasSuffix(cms.FilePath(*f), "/huts.gpx") {
+			t.Fatalf("stored as %+v", f)
+		}
+		if _, err := e.svc.OpenTrack(t.Context(), f.ID); cms.ErrorCode(err) != cms.CodeNotFound {
+			t.Fatalf("its track: %v", err)
+		}
+		c, err := e.svc.OpenFile(t.Context(), f.ID, "gpx", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(c.Body)
+		c.Body.Close()
+		if !bytes.Equal(got, body) {
+			t.Fatalf("bytes served: %q", got)
+		}
+		_, err = e.svc.Upsert(ctx, cms.KindResource, []byte(`{"id":"trk1","resourceType":"TRACK","trackFile":"`+urlOf(f)+`"}`), nil)
+		var ce *cms.Error
+		if !errors.As(err, &ce) || !strings.Contains(ce.ProblemText(), "trackFile: must be a GPX or KML file holding a track: file "+f.ID+" is a GPX file without a track") {
+			t.Fatalf("as a trackFile: %v", err)
 		}
 	})
 }
