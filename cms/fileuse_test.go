@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -230,4 +231,60 @@ func TestGPXWithoutTrack(t *testing.T) {
 			t.Fatalf("as a trackFile: %v", err)
 		}
 	})
+}
+
+// failingReader gives n bytes, then fails as a client that went away.
+type failingReader struct{ n int }
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, errors.New("connection reset")
+	}
+	k := min(len(p), r.n)
+	clear(p[:k])
+	r.n -= k
+	return k, nil
+}
+
+// TestUploadLeavesNoTemporaryFile: an upload is spooled to a temporary
+// file, which is gone afterwards whatever the outcome: stored, the same
+// bytes again, refused, too large, or a body that broke off.
+func TestUploadLeavesNoTemporaryFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	t.Run("uploads", func(t *testing.T) { // returns when its parallel tests end
+		forEachFileDatabase(t, nil, uploadAll)
+	})
+	left, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range left {
+		if strings.HasPrefix(f.Name(), "bwcms-upload-") {
+			t.Errorf("left behind: %s", f.Name())
+		}
+	}
+}
+
+// uploadAll uploads what stores, skips, refuses and breaks off.
+func uploadAll(t *testing.T, e *files) {
+	ctx := e.as(t, "root")
+	img := pngImage(t, 30, 30)
+	for _, c := range []struct {
+		body io.Reader
+		code cms.Code // "": stored
+	}{
+		{bytes.NewReader(img), ""},
+		{bytes.NewReader(img), ""}, // the same bytes
+		{strings.NewReader("hello"), cms.CodeConflict},
+		{bytes.NewReader(pngImage(t, 30, 31)[:100]), cms.CodeConflict},
+		{bytes.NewReader(kmlLine(5, 11<<20)), cms.CodeTooLarge},
+		{io.LimitReader(&failingReader{n: cms.MaxUpload + 10}, cms.MaxUpload+10), cms.CodeTooLarge},
+		{&failingReader{n: 5000}, cms.CodeMalformed},
+	} {
+		_, _, err := e.svc.UploadFile(ctx, cms.Upload{Name: "x", Body: c.body})
+		if c.code == "" && err != nil || c.code != "" && cms.ErrorCode(err) != c.code {
+			t.Errorf("upload: %v, want %v", err, c.code)
+		}
+	}
 }
