@@ -2,13 +2,16 @@ package cms_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/bwcms/cms/cms"
 )
@@ -287,4 +290,62 @@ func uploadAll(t *testing.T, e *files) {
 			t.Errorf("upload: %v, want %v", err, c.code)
 		}
 	}
+}
+
+// TestFilesUnderConcurrentWork: records naming files, deletes of those
+// files and purges of unused ones, all at once: afterwards every record
+// names a file that exists with its bytes, and every file listed has
+// its bytes.
+func TestFilesUnderConcurrentWork(t *testing.T) {
+	forEachFileDatabase(t, func(o *cms.Options) { o.UnusedFileAge = time.Hour }, func(t *testing.T, e *files) {
+		ctx := e.as(t, "root")
+		const n = 24
+		var fs []*cms.File
+		for i := range n {
+			fs = append(fs, e.upload(t, ctx, fmt.Sprintf("f%d.png", i), pngImage(t, 3+i, 4)))
+		}
+		e.clock.Advance(2 * time.Hour) // every one unused for long
+		var wg sync.WaitGroup
+		stored := make([]bool, n)
+		for i := range n {
+			wg.Go(func() {
+				_, err := e.svc.Upsert(ctx, cms.KindResource, []byte(fmt.Sprintf(`{"id":"res-%d","image":"%s"}`, i, urlOf(fs[i]))), nil)
+				stored[i] = err == nil
+				if err != nil && cms.ErrorCode(err) != cms.CodeInvalid {
+					t.Errorf("record %d: %v", i, err)
+				}
+			})
+			if i%3 == 0 {
+				wg.Go(func() {
+					// Used (409), or purged already (404).
+					if err := e.svc.DeleteFile(ctx, fs[i].ID); err != nil && cms.ErrorCode(err) != cms.CodeConflict && cms.ErrorCode(err) != cms.CodeNotFound {
+						t.Errorf("delete %d: %v", i, err)
+					}
+				})
+			}
+		}
+		for range 3 {
+			wg.Go(func() {
+				if err := e.svc.Purge(context.WithoutCancel(ctx)); err != nil {
+					t.Errorf("purge: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+		for i, f := range fs {
+			_, _, err := e.svc.GetFile(ctx, f.ID)
+			if stored[i] && err != nil {
+				t.Errorf("record res-%d names file %d, which is gone: %v", i, i, err)
+			}
+			if err != nil {
+				continue
+			}
+			c, err := e.svc.OpenFile(t.Context(), f.ID, "png", 0)
+			if err != nil {
+				t.Errorf("file %d listed without its bytes: %v", i, err)
+				continue
+			}
+			c.Body.Close()
+		}
+	})
 }
