@@ -69,6 +69,7 @@ type batchRecordProblems struct {
 	id      string
 	idSet   bool
 	own     []fieldProblem // the body's own, from decoding
+	files   []fieldProblem // file fields naming a file that does not fit
 	merged  []fieldProblem // the TRACK rule on the merged record
 	refs    []batchRef     // references the batch does not answer itself
 	aliases []fieldProblem // aliases held by another record
@@ -129,7 +130,7 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 				return 0, nil, err
 			}
 			forbidden = forbidden || r.forbidden
-			if len(r.own)+len(r.merged)+len(r.refs)+len(r.aliases) > 0 {
+			if len(r.own)+len(r.files)+len(r.merged)+len(r.refs)+len(r.aliases) > 0 {
 				records = append(records, r)
 			}
 		}
@@ -150,7 +151,7 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 	found := func(k Kind, id string) bool { return exists[k][id] }
 	var all []Problem
 	for _, r := range records {
-		probs := slices.Concat(r.own, r.merged)
+		probs := slices.Concat(r.own, r.files, r.merged)
 		for _, ref := range r.refs {
 			if problem, missing := referenceRule(ref.refUse, ref.kinds, found); missing {
 				probs = append(probs, problem)
@@ -175,7 +176,7 @@ type checkedRecord struct {
 }
 
 // checkBatchRecord takes a decoded batch record in its turn: its own
-// problems, the merged record's and its aliases' (plan), and the
+// problems, its file fields', the merged record's and its aliases' (plan), and the
 // references the batch does not answer itself (a record may name itself
 // or any record the batch made before it, not one it deleted).
 func (s *Service) checkBatchRecord(ctx context.Context, p Principal, kind Kind, rec Record, err error, uses []refUse, plan *batchPlan) (batchRecordProblems, error) {
@@ -215,6 +216,14 @@ func (s *Service) checkBatchRecord(ctx context.Context, p Principal, kind Kind, 
 		}
 	}
 	if r.idSet && ValidID(rec.RecordID()) {
+		// The files it names, as an upsert judges them: the worker that
+		// applies the batch later has no request, so cannot tell this
+		// service's own file urls from others.
+		if !rec.Common().DeleteIrreversibly.Value || len(r.own) > 0 {
+			if _, r.files, err = s.checkFiles(ctx, s.store, p, rec); err != nil {
+				return r, err
+			}
+		}
 		if r.merged, r.aliases, err = plan.apply(ctx, rec, len(r.own) > 0); err != nil {
 			return r, err
 		}

@@ -33,7 +33,7 @@ type files struct {
 }
 
 var fileAccounts = []testenv.Account{
-	{Name: "acme", Langs: testenv.Langs("en"), Users: []testenv.User{
+	{Name: "acme", Langs: testenv.Langs("en", "it"), Users: []testenv.User{
 		{Name: "root", Perms: []string{"*"}},
 		{Name: "reader", Perms: []string{"file:read", "resource:*"}},
 	}},

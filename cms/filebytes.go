@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"gocloud.dev/blob"
@@ -121,22 +122,25 @@ func (s *Service) openBlob(ctx context.Context, f *File, key, typ, etag string) 
 
 // openThumbnail opens f's thumbnail of width w, made and stored first
 // when it is the first request for it: once, however many ask at once,
-// and a bounded number of images decoded at a time.
+// and a bounded number of images decoded at a time. A request whose
+// client leaves while it waits returns at once.
 func (s *Service) openThumbnail(ctx context.Context, f *File, w int) (*FileContent, error) {
 	key, etag := thumbnailKey(f.ID, w), `"`+f.SHA256+"-w"+strconv.Itoa(w)+`"`
 	c, err := s.openBlob(ctx, f, key, "", etag)
 	if ErrorCode(err) != CodeNotFound {
 		return c, err
 	}
-	_, err, _ = s.thumbnails.Do(key, func() (any, error) {
-		return nil, s.makeThumbnail(context.WithoutCancel(ctx), f, w)
-	})
-	if err != nil {
+	if err := s.thumbnails.wait(ctx, key, func(jctx context.Context) error {
+		return s.makeThumbnail(jctx, f, w)
+	}); err != nil {
 		return nil, err
 	}
 	return s.openBlob(ctx, f, key, "", etag)
 }
 
+// makeThumbnail waits for a decode while ctx lasts (its askers may all
+// leave), then makes and stores the thumbnail whatever happens to them:
+// the next request finds it.
 func (s *Service) makeThumbnail(ctx context.Context, f *File, w int) error {
 	select {
 	case s.decodes <- struct{}{}:
@@ -144,6 +148,10 @@ func (s *Service) makeThumbnail(ctx context.Context, f *File, w int) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	if err := ctx.Err(); err != nil {
+		return err // a decode came free as the last asker left
+	}
+	ctx = context.WithoutCancel(ctx)
 	orig, err := s.openBlob(ctx, f, originalKey(f.ID), f.Type, "")
 	if err != nil {
 		return err
@@ -158,6 +166,75 @@ func (s *Service) makeThumbnail(ctx context.Context, f *File, w int) error {
 		_, err := out.WriteTo(dst)
 		return err
 	})
+}
+
+// thumbnailJobs runs each thumbnail's making once for all who ask for it
+// together. Unlike a singleflight.Group, an asker stops waiting when its
+// own context ends, and a job whose askers all left is called off (its
+// context ends) and forgotten, so the next asker starts afresh.
+type thumbnailJobs struct {
+	mu   sync.Mutex
+	jobs map[string]*thumbnailJob
+}
+
+type thumbnailJob struct {
+	done    chan struct{} // closed when err is set
+	err     error
+	waiters int
+	cancel  context.CancelFunc
+}
+
+// wait joins the job of key, starting it with work when there is none,
+// and returns its error, or CodeUnavailable when ctx ends first.
+func (j *thumbnailJobs) wait(ctx context.Context, key string, work func(context.Context) error) error {
+	j.mu.Lock()
+	job := j.jobs[key]
+	if job == nil {
+		jctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		job = &thumbnailJob{done: make(chan struct{}), cancel: cancel}
+		if j.jobs == nil {
+			j.jobs = map[string]*thumbnailJob{}
+		}
+		j.jobs[key] = job
+		go j.run(jctx, key, job, work)
+	}
+	job.waiters++
+	j.mu.Unlock()
+	select {
+	case <-job.done:
+		return job.err
+	case <-ctx.Done():
+		j.mu.Lock()
+		if job.waiters--; job.waiters == 0 {
+			job.cancel()
+			j.forget(key, job)
+		}
+		j.mu.Unlock()
+		return &Error{Code: CodeUnavailable, Message: "Service unavailable", Err: ctx.Err()}
+	}
+}
+
+// run makes the job's thumbnail; a panic of a decoder is its error.
+func (j *thumbnailJobs) run(ctx context.Context, key string, job *thumbnailJob, work func(context.Context) error) {
+	defer func() {
+		if v := recover(); v != nil {
+			job.err = &Error{Code: CodeInternal, Err: fmt.Errorf("cms: making %s: panic: %v", key, v)}
+		}
+		j.mu.Lock()
+		j.forget(key, job)
+		j.mu.Unlock()
+		job.cancel()
+		close(job.done)
+	}()
+	job.err = work(ctx)
+}
+
+// forget drops job from the jobs of key, if it is still the one there.
+// The caller holds j.mu.
+func (j *thumbnailJobs) forget(key string, job *thumbnailJob) {
+	if j.jobs[key] == job {
+		delete(j.jobs, key)
+	}
 }
 
 // blobError is a failure of the blob store: the request may succeed

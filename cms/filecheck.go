@@ -23,7 +23,7 @@ type namedFiles map[string]*File
 func (s *Service) checkFiles(ctx context.Context, tx upsertStore, p Principal, patch Record, trackFiles ...string) (namedFiles, []fieldProblem, error) {
 	oc := s.doc.kinds[patch.Kind()]
 	uses := fileUses(oc.spec, reflect.ValueOf(patch).Elem(), "", "", false, nil)
-	own := fileURLs(ctx)
+	own := ownFileURLs(ctx)
 	var ids []string
 	var problems []fieldProblem
 	for _, u := range uses {
@@ -31,7 +31,7 @@ func (s *Service) checkFiles(ctx context.Context, tx upsertStore, p Principal, p
 		switch {
 		case ok:
 			ids = append(ids, id)
-		case hasAnyPrefix(u.url, own):
+		case own.holds(u.url):
 			problems = append(problems, fieldProblem{u.path, "must name one of this service's files: this address names none"})
 		}
 	}
@@ -58,7 +58,7 @@ func (s *Service) checkFiles(ctx context.Context, tx upsertStore, p Principal, p
 		}
 		f := files[id]
 		if f == nil {
-			if hasAnyPrefix(u.url, own) {
+			if own.holds(u.url) {
 				problems = append(problems, fieldProblem{u.path, "must name a file of this account: file " + id + " does not exist"})
 			}
 			continue // a URL elsewhere of the same shape
@@ -68,15 +68,6 @@ func (s *Service) checkFiles(ctx context.Context, tx upsertStore, p Principal, p
 		}
 	}
 	return files, problems, nil
-}
-
-func hasAnyPrefix(s string, prefixes []string) bool {
-	for _, p := range prefixes {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // fileFits returns why f cannot be named by a field of rule ("" when it
@@ -136,9 +127,9 @@ func trackFileOf(rec Record) string {
 // deriveTrack fills a TRACK Resource's measured fields from the track
 // file it names: each of the figures the body leaves out that is still
 // derived (on create: always; on update: it equals what the file named
-// before measured, or nothing was measured before), and the location from
-// the start when both coordinates are unset. An explicit value or null
-// in the body wins.
+// before measured, or nothing was measured before), and, when the file is
+// newly named, the location from the start when both coordinates are
+// unset. An explicit value or null in the body wins.
 func deriveTrack(merged, patch Record, files namedFiles, before string, created bool) {
 	r, ok := merged.(*Resource)
 	if !ok || r.ResourceType.Value != ResourceTypeTrack {
@@ -173,7 +164,11 @@ func deriveTrack(merged, patch Record, files namedFiles, before string, created 
 	if !pr.TrackCircular.Set && (created || (was == nil || was.Track == nil) && !r.TrackCircular.Valid || sameNull(r.TrackCircular, old.circular)) {
 		r.TrackCircular = is.circular
 	}
-	if !pr.LocationLat.Set && !pr.LocationLon.Set && !r.LocationLat.Valid && !r.LocationLon.Valid {
+	// The location is filled when the file is named (on create, or
+	// another file than before), not on every write: one cleared by an
+	// explicit null stays cleared.
+	named := created || was == nil || was.ID != now.ID
+	if named && !pr.LocationLat.Set && !pr.LocationLon.Set && !r.LocationLat.Valid && !r.LocationLon.Valid {
 		lon, lat := now.Track.Start.Lon, now.Track.Start.Lat
 		r.LocationLat, r.LocationLon = Null[float64]{Value: lat, Valid: true, Set: true}, Null[float64]{Value: lon, Valid: true, Set: true}
 	}

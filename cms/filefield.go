@@ -46,13 +46,23 @@ func fileUses(spec *typeSpec, v reflect.Value, prefix, field string, imgs bool, 
 				}
 			}
 		case f.html && imgs:
-			if l, ok := fv.Interface().(Langs[Null[string]]); ok {
-				for _, code := range slices.Sorted(maps.Keys(l)) {
-					if s := l[code]; s.Valid {
-						for _, src := range imageSources(s.Value) {
-							uses = append(uses, fileUse{prefix + f.name, field + f.name, "", src})
-						}
-					}
+			// An HTML field is a language map, or one text for every
+			// language (a Proposal's pricing).
+			var texts []Null[string]
+			switch v := fv.Interface().(type) {
+			case Langs[Null[string]]:
+				for _, code := range slices.Sorted(maps.Keys(v)) {
+					texts = append(texts, v[code])
+				}
+			case Null[string]:
+				texts = append(texts, v)
+			}
+			for _, s := range texts {
+				if !s.Valid {
+					continue
+				}
+				for _, src := range imageSources(s.Value) {
+					uses = append(uses, fileUse{prefix + f.name, field + f.name, "", src})
 				}
 			}
 		}

@@ -2,6 +2,7 @@ package cms
 
 import (
 	"context"
+	"net"
 	"net/url"
 	"strings"
 
@@ -25,6 +26,64 @@ func WithFileURLs(ctx context.Context, prefixes ...string) context.Context {
 func fileURLs(ctx context.Context) []string {
 	p, _ := ctx.Value(fileURLsKey{}).([]string)
 	return p
+}
+
+// ownURLs tells the service's own file urls of a request from others.
+type ownURLs struct {
+	raw    []string    // the prefixes as given
+	parsed []ownPrefix // and as an origin and a path
+}
+
+type ownPrefix struct{ origin, path string }
+
+// ownFileURLs reads the prefixes of WithFileURLs.
+func ownFileURLs(ctx context.Context) ownURLs {
+	o := ownURLs{raw: fileURLs(ctx)}
+	for _, p := range o.raw {
+		if u, err := url.Parse(p); err == nil && u.Host != "" {
+			o.parsed = append(o.parsed, ownPrefix{origin(u), u.Path})
+		}
+	}
+	return o
+}
+
+// holds reports whether raw is under one of the prefixes: by its text,
+// or by its origin and its unescaped path, so that another spelling of
+// the same address (a host in capitals, the scheme's default port,
+// escapes) is told too.
+func (o ownURLs) holds(raw string) bool {
+	for _, p := range o.raw {
+		if strings.HasPrefix(raw, p) {
+			return true
+		}
+	}
+	if len(o.parsed) == 0 {
+		return false
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	at := origin(u)
+	for _, p := range o.parsed {
+		if at == p.origin && strings.HasPrefix(u.Path, p.path) {
+			return true
+		}
+	}
+	return false
+}
+
+// origin is u's scheme and host in lower case, without the scheme's
+// default port.
+func origin(u *url.URL) string {
+	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
+	if port == "" || scheme == "http" && port == "80" || scheme == "https" && port == "443" {
+		if strings.Contains(host, ":") {
+			host = "[" + host + "]"
+		}
+		return scheme + "://" + host
+	}
+	return scheme + "://" + net.JoinHostPort(host, port)
 }
 
 // FilePath is the path of f's url below the API's base path:

@@ -126,8 +126,10 @@ type Options struct {
 	// bucket the host opens with the driver it imports (fileblob for
 	// "file:///var/lib/cms/files", s3blob, gcsblob, azureblob; memblob in
 	// tests). Several instances share one bucket as they share one
-	// database. The Service does not close it. Default: none, and uploads
-	// are refused.
+	// database; services on different databases must not share one (give
+	// each its own, or its own blob.PrefixedBucket), since Purge removes
+	// the bytes its database has no row for. The Service does not close
+	// it. Default: none, and uploads are refused.
 	Files *blob.Bucket
 	// FileDecodes bounds the uploads judged and the thumbnails made at
 	// once (each may decode a large image). Default GOMAXPROCS.

@@ -9,8 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sync/singleflight"
 )
 
 // Service is the content service: every business rule of the API, on top
@@ -36,7 +34,7 @@ type Service struct {
 	// (Options.FileDecodes); thumbnails makes each thumbnail once when
 	// several requests ask for it together.
 	decodes    chan struct{}
-	thumbnails singleflight.Group
+	thumbnails thumbnailJobs
 }
 
 // NewService returns a Service on store.

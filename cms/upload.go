@@ -129,10 +129,12 @@ func (s *Service) judge(ctx context.Context, body *os.File, f *File) (*track.Tra
 		t, err = track.ParseGPX(io.NewSectionReader(body, 0, f.Size), track.Limits{})
 	case media.KML:
 		t, err = track.ParseKML(io.NewSectionReader(body, 0, f.Size), track.Limits{})
-		if errors.Is(err, track.ErrNoLine) {
-			return nil, nil // a map layer without lines
-		}
 	default:
+		return nil, nil
+	}
+	if errors.Is(err, track.ErrNoLine) {
+		// A file of its type all the same: a map layer of placemarks, a
+		// GPX of waypoints. It holds no track.
 		return nil, nil
 	}
 	if err != nil {

@@ -138,6 +138,11 @@ func (r fileRoute) endpoint() endpoint {
 // their query and body (400).
 func (h *Handler) serveFiles(w http.ResponseWriter, r *http.Request, rest string) {
 	fp, ok := parseFilePath(rest)
+	if !ok || fp.route == fileRouteBytes {
+		// Every answer of a public url, refusals too, is one a browser
+		// may be led to open: it sniffs nothing and runs nothing.
+		setFileSafety(w)
+	}
 	if !ok {
 		writeFail(w, http.StatusNotFound, textNotFound)
 		return

@@ -60,8 +60,6 @@ func (h *Handler) serveFileBytes(w http.ResponseWriter, r *http.Request, fp file
 	defer content.Body.Close()
 	hd := w.Header()
 	hd.Set("Content-Type", content.Type)
-	hd.Set("X-Content-Type-Options", "nosniff")
-	hd.Set("Content-Security-Policy", fileCSP)
 	hd.Set("ETag", content.ETag)
 	hd.Set("Cache-Control", fileCacheControl)
 	hd.Set("Access-Control-Allow-Origin", "*")
@@ -69,6 +67,13 @@ func (h *Handler) serveFileBytes(w http.ResponseWriter, r *http.Request, fp file
 		hd.Set("Content-Disposition", `attachment; filename="`+path.Base(cms.FilePath(content.File))+`"`)
 	}
 	http.ServeContent(w, r, "", time.Time{}, content.Body)
+}
+
+// setFileSafety sets the headers of every answer of a public file url
+// (serveFiles sets them before routing, so refusals carry them too).
+func setFileSafety(w http.ResponseWriter) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Content-Security-Policy", fileCSP)
 }
 
 // widthPattern is a width written plainly: digits, no sign, no leading

@@ -211,3 +211,42 @@ func TestFileServedAcrossOrigins(t *testing.T) {
 		t.Errorf("the metadata from an allowed origin: %d, headers %v", w.Code, w.Header())
 	}
 }
+
+// TestFileHeadersOnEveryAnswer: whatever a public file url answers (the
+// bytes, 206, 304, 416, or a refusal: 400, 404, 405), a browser is told
+// not to sniff it and to run nothing of it.
+func TestFileHeadersOnEveryAnswer(t *testing.T) {
+	t.Parallel()
+	e := newFileEnv(t, envOptions{})
+	f := e.uploaded("admin", "a.jpg", photo(t, 64, 64, 90))
+	gpx := e.uploaded("admin", "walk.gpx", hike(50))
+	ok := e.fileGet(http.MethodGet, f.URL)
+	base := "/api/bw/v2/file/" + f.ID + "/"
+	for _, c := range []struct {
+		name   string
+		method string
+		url    string
+		header []string
+		status int
+	}{
+		{"the bytes", http.MethodGet, f.URL, nil, http.StatusOK},
+		{"a range", http.MethodGet, f.URL, []string{"Range", "bytes=0-9"}, http.StatusPartialContent},
+		{"not modified", http.MethodGet, f.URL, []string{"If-None-Match", ok.Header().Get("ETag")}, http.StatusNotModified},
+		{"a range past the end", http.MethodGet, gpx.URL, []string{"Range", "bytes=99999999-"}, http.StatusRequestedRangeNotSatisfiable},
+		{"another width", http.MethodGet, f.URL + "?w=100", nil, http.StatusBadRequest},
+		{"a bad query", http.MethodGet, f.URL + "?w=%zz", nil, http.StatusBadRequest},
+		{"another extension", http.MethodGet, base + "a.png", nil, http.StatusNotFound},
+		{"no such file", http.MethodGet, "/api/bw/v2/file/" + strings.Repeat("c", 26) + "/x.jpg", nil, http.StatusNotFound},
+		{"not an id", http.MethodGet, "/api/bw/v2/file/" + strings.Repeat("C", 26) + "/x.jpg", nil, http.StatusNotFound},
+		{"no track", http.MethodGet, base + "track.geojson", nil, http.StatusNotFound},
+		{"a post", http.MethodPost, f.URL, nil, http.StatusMethodNotAllowed},
+	} {
+		w := e.fileGet(c.method, c.url, c.header...)
+		if w.Code != c.status {
+			t.Errorf("%s: %d, want %d", c.name, w.Code, c.status)
+		}
+		if w.Header().Get("X-Content-Type-Options") != "nosniff" || w.Header().Get("Content-Security-Policy") != fileCSP {
+			t.Errorf("%s (%d): headers %v", c.name, w.Code, w.Header())
+		}
+	}
+}
