@@ -532,3 +532,16 @@ func TestPurgeFiles(t *testing.T) {
 		}
 	})
 }
+
+// A GPX in ISO-8859-1, as older GPS software writes them, is accepted and
+// its name read into UTF-8.
+func TestUploadLatin1Track(t *testing.T) {
+	forEachFileDatabase(t, nil, func(t *testing.T, e *files) {
+		gpx := strings.Replace(string(gpxTrack(20, 46, 11, 0.001, 1)), `encoding="UTF-8"`, `encoding="ISO-8859-1"`, 1)
+		gpx = strings.Replace(gpx, "<name>walk</name>", "<name>Caf\xe9 walk</name>", 1)
+		f := e.upload(t, e.as(t, "root"), "latin.gpx", []byte(gpx))
+		if f.Track == nil || f.Track.Name != "Café walk" || f.Track.Points != 20 {
+			t.Fatalf("latin-1 track: %+v", f.Track)
+		}
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"github.com/bwcms/cms/cms/track"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -12,14 +13,15 @@ import (
 
 const bomUTF8 = "\xEF\xBB\xBF"
 
-// isUTF8Label reports the encoding declarations read as UTF-8 (ASCII is a
-// subset of it).
-func isUTF8Label(label string) bool {
-	switch strings.ToLower(label) {
-	case "utf-8", "utf8", "us-ascii", "ascii":
+// readableLabel reports the encoding declarations the track reader reads
+// too: UTF-8 and ASCII, and the single-byte ISO-8859-1 and Windows-1252 of
+// older GPS software.
+func readableLabel(label string) bool {
+	if strings.EqualFold(label, "utf-8") {
 		return true
 	}
-	return false
+	_, err := track.CharsetReader(label, strings.NewReader(""))
+	return err == nil
 }
 
 // detectXML judges a file that is none of the binary types: a KML or GPX
@@ -65,7 +67,10 @@ func checkXML(src io.Reader, over bool, lim Limits, subject string) (typ string,
 	var encoding string
 	d.CharsetReader = func(label string, in io.Reader) (io.Reader, error) {
 		encoding = label
-		return in, nil
+		if r, err := track.CharsetReader(label, in); err == nil {
+			return r, nil
+		}
+		return in, nil // read as bytes to find the root; refused below
 	}
 	tokens := 0
 	var open []xml.Name // the elements open, outermost first
@@ -136,8 +141,8 @@ prolog:
 	if directive {
 		return "", formatError("%s declares a DTD, which is not accepted", subject)
 	}
-	if encoding != "" && !isUTF8Label(encoding) {
-		return "", formatError("%s declares the encoding %s; only UTF-8 is accepted", subject, quoteName(encoding))
+	if encoding != "" && !readableLabel(encoding) {
+		return "", formatError("%s declares the encoding %s; only UTF-8, ISO-8859-1 and Windows-1252 are accepted", subject, quoteName(encoding))
 	}
 	if typ == GPX {
 		if err := checkGPXVersion(root); err != nil {

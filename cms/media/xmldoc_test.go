@@ -89,7 +89,7 @@ func TestDetectRefusesXMLAndText(t *testing.T) {
 		{"gpx 2", `<gpx version="2.0"/>`, `version "2.0"`},
 		{"gpx without version", `<gpx creator="x"><trk/></gpx>`, "the GPX file does not say its version"},
 		{"gpx version in a namespace", `<gpx xmlns:o="urn:o" o:version="1.1"/>`, "does not say its version"},
-		{"kml in latin-1", `<?xml version="1.0" encoding="ISO-8859-1"?><kml><name>caf` + "\xe9" + `</name></kml>`, `the KML file declares the encoding "ISO-8859-1"; only UTF-8 is accepted`},
+		{"kml in shift_jis", `<?xml version="1.0" encoding="Shift_JIS"?><kml><name>caf` + "\xe9" + `</name></kml>`, `the KML file declares the encoding "Shift_JIS"; only UTF-8, ISO-8859-1 and Windows-1252 are accepted`},
 		{"kml not closed", "<kml><Document><name>x</name></Document>", "the KML file is not well-formed XML (line 1:"},
 		{"kml crossed tags", "<kml>\n<Document>\n<Folder></Document></Folder></kml>", "the KML file is not well-formed XML (line 3: found </Document> where </Folder> was expected)"},
 		{"kml with an unknown entity", "<kml><name>&nbsp;</name></kml>", "the KML file is not well-formed XML"},

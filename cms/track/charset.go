@@ -12,11 +12,12 @@ type charsetError struct{ name string }
 
 func (e *charsetError) Error() string { return "unsupported character encoding " + e.name }
 
-// charsetReader is the XML decoder's CharsetReader: besides UTF-8 (which the
-// decoder reads itself) it accepts US-ASCII, a subset of UTF-8, and the two
-// single-byte encodings older GPS software writes, ISO-8859-1 and
-// Windows-1252, whose conversion is a table.
-func charsetReader(name string, input io.Reader) (io.Reader, error) {
+// CharsetReader is an encoding/xml Decoder's CharsetReader for the
+// encodings the parsers read: besides UTF-8 (which the decoder reads
+// itself) US-ASCII, a subset of UTF-8, and the two single-byte encodings
+// older GPS software writes, ISO-8859-1 and Windows-1252, whose conversion
+// is a table. Any other name is an error.
+func CharsetReader(name string, input io.Reader) (io.Reader, error) {
 	switch strings.ToLower(strings.TrimSpace(name)) {
 	case "us-ascii", "ascii", "utf8":
 		return input, nil

@@ -41,7 +41,7 @@ func newXMLFile(r io.Reader, maxBytes int64, kind string) (*xmlFile, error) {
 	}
 	dec := xml.NewDecoder(br)
 	dec.Strict = true
-	dec.CharsetReader = charsetReader
+	dec.CharsetReader = CharsetReader
 	return &xmlFile{dec: dec, lim: lim, kind: kind}, nil
 }
 
