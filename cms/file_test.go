@@ -175,6 +175,13 @@ func TestUploadFile(t *testing.T) {
 		if err != nil || !existing || again.ID != f.ID {
 			t.Fatalf("same bytes again: %+v %v %v", again, existing, err)
 		}
+		// A name keeps no bidirectional override (it would show "gpj.exe"
+		// reversed in a page).
+		if g := e.upload(t, ctx, "photo\u202egpj.exe", pngImage(t, 3, 3)); g.Name != "photogpj.exe" {
+			t.Fatalf("name %q", g.Name)
+		} else if err := e.svc.DeleteFile(ctx, g.ID); err != nil {
+			t.Fatal(err)
+		}
 		// The other account uploads the same bytes as a file of its own.
 		theirs := e.upload(t, e.as(t, "otto"), "x.png", img)
 		if theirs.ID == f.ID {

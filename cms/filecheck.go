@@ -107,7 +107,7 @@ func fileDescription(f *File) string {
 		b.WriteString("a " + ext + " file")
 	}
 	if f.Size > maxLayerSize {
-		b.WriteString(" of " + strconv.FormatFloat(float64(f.Size)/(1<<20), 'f', 1, 64) + " MB")
+		b.WriteString(" of " + strconv.FormatFloat(float64(f.Size)/(1<<20), 'f', 2, 64) + " MB")
 	}
 	if f.Track == nil && (ext == "GPX" || ext == "KML") {
 		b.WriteString(" without a track")

@@ -230,13 +230,16 @@ func (s *Service) newFileID() (string, error) {
 
 // uploadName is the name kept for an upload: its last path element (a
 // browser may send a whole path), without control characters, at most
-// maxNameLength characters; "file" when nothing is left.
+// maxNameLength characters, without control characters and bidirectional
+// overrides; "file" when nothing is left.
 func uploadName(name string) string {
 	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
 		name = name[i+1:]
 	}
 	name = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == utf8.RuneError {
+		// Controls, and the bidirectional overrides and isolates that
+		// would show a name reversed ("gpj.exe") in a page.
+		if unicode.IsControl(r) || r == utf8.RuneError || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 {
 			return -1
 		}
 		return r

@@ -62,7 +62,6 @@ func (h *Handler) serveFileBytes(w http.ResponseWriter, r *http.Request, fp file
 	hd.Set("Content-Type", content.Type)
 	hd.Set("ETag", content.ETag)
 	hd.Set("Cache-Control", fileCacheControl)
-	hd.Set("Access-Control-Allow-Origin", "*")
 	if !isTrack && !strings.HasPrefix(content.Type, "image/") {
 		hd.Set("Content-Disposition", `attachment; filename="`+path.Base(cms.FilePath(content.File))+`"`)
 	}
@@ -70,10 +69,12 @@ func (h *Handler) serveFileBytes(w http.ResponseWriter, r *http.Request, fp file
 }
 
 // setFileSafety sets the headers of every answer of a public file url
-// (serveFiles sets them before routing, so refusals carry them too).
+// (serveFiles sets them before routing, so refusals carry them too: a
+// script on another site reads a 404 as a 404, not as a CORS failure).
 func setFileSafety(w http.ResponseWriter) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Content-Security-Policy", fileCSP)
+	w.Header().Set("Access-Control-Allow-Origin", "*")
 }
 
 // widthPattern is a width written plainly: digits, no sign, no leading

@@ -245,7 +245,8 @@ func TestFileHeadersOnEveryAnswer(t *testing.T) {
 		if w.Code != c.status {
 			t.Errorf("%s: %d, want %d", c.name, w.Code, c.status)
 		}
-		if w.Header().Get("X-Content-Type-Options") != "nosniff" || w.Header().Get("Content-Security-Policy") != fileCSP {
+		if w.Header().Get("X-Content-Type-Options") != "nosniff" || w.Header().Get("Content-Security-Policy") != fileCSP ||
+			w.Header().Get("Access-Control-Allow-Origin") != "*" {
 			t.Errorf("%s (%d): headers %v", c.name, w.Code, w.Header())
 		}
 	}
