@@ -367,3 +367,24 @@ func TestFileListFiltersAndPages(t *testing.T) {
 		t.Errorf("JSON %+v", body)
 	}
 }
+
+// TestTrackTextsAreText: the name and description a KML carries are shown
+// on the file's page as text: markup in them never becomes elements.
+func TestTrackTextsAreText(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{prefix: "/admin"})
+	c := e.signIn("admin")
+	kml := `<?xml version="1.0" encoding="UTF-8"?><kml xmlns="http://www.opengis.net/kml/2.2"><Document>` +
+		`<name>Ridge &lt;img src=x onerror=alert(1)&gt; walk</name>` +
+		`<description><![CDATA[Views <b>north</b> & south <script>alert(2)</script>]]></description>` +
+		`<Placemark><LineString><coordinates>7,45,100 7.01,45.01,150 7.02,45.02,120</coordinates></LineString></Placemark></Document></kml>`
+	f := e.uploadFile("ridge.kml", []byte(kml))
+	doc := e.open(c, "/file/"+f.ID)
+	if n := doc.Find("main script, main img[onerror], main b").Length(); n != 0 {
+		t.Fatalf("%d elements from the file's texts", n)
+	}
+	name, text := doc.Find(".track-name").Text(), doc.Find(".track-text").Text()
+	if !strings.Contains(name, "Ridge") || !strings.Contains(name, "walk") || !strings.Contains(text, "Views") || !strings.Contains(text, "south") {
+		t.Fatalf("texts not shown: %q / %q", name, text)
+	}
+}

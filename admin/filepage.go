@@ -82,6 +82,9 @@ type oneFilePage struct {
 	ListURL              string
 	TrackStart, TrackEnd string
 	TrackCircular        bool
+	// TrackName and TrackText are the file's own name and description,
+	// shown as text (never as HTML).
+	TrackName, TrackText string
 }
 
 // fileUseView is one record field that names the file.
@@ -125,6 +128,9 @@ func (h *Handler) showFile(w http.ResponseWriter, r *http.Request, status int, c
 	}
 	if t := page.File.Track; t != nil {
 		page.TrackStart, page.TrackEnd, page.TrackCircular = t.Start, t.End, t.Circular
+	}
+	if f.Track != nil {
+		page.TrackName, page.TrackText = f.Track.Name, f.Track.Description
 	}
 	for _, u := range uses {
 		k := cms.Kind(u.FromKind)
