@@ -5,6 +5,7 @@ package admin
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -39,6 +40,8 @@ func TestBrowserPeople(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(`#name`), "editor"),
 		chromedp.Click(chromedp.CSS(`main form button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#name-error`)),
+		// The page's script moves the focus after the page shows.
+		chromedp.Poll[chromedp.Void](`document.activeElement.className === "error-summary"`, chromedp.WithPollingTimeout(10*time.Second)),
 	)
 	if err != nil {
 		t.Fatal(err)
