@@ -243,7 +243,8 @@ func blobError(err error) error {
 	return &Error{Code: CodeUnavailable, Message: "Service unavailable", Err: err}
 }
 
-// purgeFiles removes bytes without a row that are older than orphanAge
+// purgeFiles removes bytes without a row that are older than
+// Options.FileOrphanAge
 // and, with Options.UnusedFileAge, the files no record uses.
 func (s *Service) purgeFiles(ctx context.Context) error {
 	if s.opts.Files == nil {
