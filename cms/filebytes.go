@@ -244,8 +244,8 @@ func blobError(err error) error {
 }
 
 // purgeFiles removes bytes without a row that are older than
-// Options.FileOrphanAge
-// and, with Options.UnusedFileAge, the files no record uses.
+// Options.FileOrphanAge and, with Options.UnusedFileAge, the files no
+// record uses.
 func (s *Service) purgeFiles(ctx context.Context) error {
 	if s.opts.Files == nil {
 		return nil
