@@ -85,10 +85,13 @@ func (s *Service) UploadFile(ctx context.Context, up Upload) (f *File, existing 
 	}
 	f.Created = s.Now()
 	if err := s.store.CreateFile(ctx, *f); err != nil {
-		s.removeBytes(context.WithoutCancel(ctx), f.ID)
 		if ErrorCode(err) != CodeConflict {
+			// The row may have committed with its answer lost (a dropped
+			// connection): its bytes stay; the purge removes them if no row
+			// came of it.
 			return nil, false, err
 		}
+		s.removeBytes(context.WithoutCancel(ctx), f.ID)
 		// The same bytes, uploaded at the same time, committed first.
 		won, err := s.store.FileBySHA256(ctx, p.Account, sum)
 		if err != nil {
