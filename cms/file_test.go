@@ -552,3 +552,53 @@ func TestUploadLatin1Track(t *testing.T) {
 		}
 	})
 }
+
+// lostAnswerStore fails every CreateFile as a dropped connection would,
+// after the row is stored or not (commit tells which).
+type lostAnswerStore struct {
+	cms.Store
+	commit bool
+}
+
+func (s lostAnswerStore) CreateFile(ctx context.Context, f cms.File) error {
+	if s.commit {
+		if err := s.Store.CreateFile(ctx, f); err != nil {
+			return err
+		}
+	}
+	return &cms.Error{Code: cms.CodeUnavailable, Message: "Service unavailable", Err: errors.New("connection lost")}
+}
+
+// TestUploadAnswerLost: when storing the row fails without a clash, the
+// row may exist: the bytes stay, so no row is ever without bytes, and
+// the purge removes them when no row came of it.
+func TestUploadAnswerLost(t *testing.T) {
+	for _, commit := range []bool{true, false} {
+		t.Run(fmt.Sprint("committed=", commit), func(t *testing.T) {
+			st := testenv.OpenSQLiteMemory(t)
+			bucket := memblob.OpenBucket(nil)
+			defer bucket.Close()
+			svc := testenv.NewService(t, lostAnswerStore{st, commit}, testenv.NewClock(), func(o *cms.Options) {
+				o.Files, o.FileOrphanAge = bucket, time.Nanosecond
+			}, fileAccounts...)
+			e := &files{svc: svc, store: st, bucket: bucket}
+			ctx := e.as(t, "root")
+			_, _, err := svc.UploadFile(ctx, cms.Upload{Name: "a.png", Body: bytes.NewReader(pngImage(t, 9, 9))})
+			if cms.ErrorCode(err) != cms.CodeUnavailable {
+				t.Fatalf("upload: %v", err)
+			}
+			time.Sleep(time.Millisecond)
+			if err := svc.Purge(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			page, _, err := svc.ListFiles(ctx, cms.FilePage{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys := e.keys(t)
+			if commit && (len(page) != 1 || len(keys) != 1) || !commit && (len(page) != 0 || len(keys) != 0) {
+				t.Fatalf("committed %v: %d rows, bytes %v", commit, len(page), keys)
+			}
+		})
+	}
+}
