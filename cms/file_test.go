@@ -602,3 +602,33 @@ func TestUploadAnswerLost(t *testing.T) {
 		})
 	}
 }
+
+// TestPurgeOrphansInChunks: more bytes without a row than one look-up
+// holds are all removed, and a file with its row keeps its bytes.
+func TestPurgeOrphansInChunks(t *testing.T) {
+	st := testenv.OpenSQLiteMemory(t)
+	bucket := memblob.OpenBucket(nil)
+	defer bucket.Close()
+	svc := testenv.NewService(t, st, testenv.NewClock(), func(o *cms.Options) {
+		o.Files, o.FileOrphanAge = bucket, time.Nanosecond
+	}, fileAccounts...)
+	e := &files{svc: svc, store: st, bucket: bucket}
+	kept := e.upload(t, e.as(t, "root"), "kept.png", pngImage(t, 7, 7))
+	for i := range 2500 {
+		id := fmt.Sprintf("%026d", i)
+		id = strings.NewReplacer("0", "a", "1", "b", "2", "c", "3", "d", "4", "e", "5", "f", "6", "g", "7", "h", "8", "i", "9", "j").Replace(id)
+		for _, name := range []string{"original", "w160"} {
+			if err := bucket.WriteAll(t.Context(), "files/"+id+"/"+name, []byte("x"), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	time.Sleep(time.Millisecond)
+	if err := svc.Purge(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	keys := e.keys(t)
+	if len(keys) != 1 || !strings.Contains(keys[0], kept.ID) {
+		t.Fatalf("%d keys left: %.200v", len(keys), keys)
+	}
+}

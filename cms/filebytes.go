@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,14 +40,9 @@ func (s *Service) removeBytes(ctx context.Context, id string) {
 }
 
 func (s *Service) removeBlobs(ctx context.Context, prefix string) error {
-	it := s.opts.Files.List(&blob.ListOptions{Prefix: prefix})
 	var errs []error
-	for {
-		obj, err := it.Next(ctx)
+	for obj, err := range s.blobs(ctx, prefix) {
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
 			return err
 		}
 		if err := s.opts.Files.Delete(ctx, obj.Key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
@@ -54,6 +50,19 @@ func (s *Service) removeBlobs(ctx context.Context, prefix string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// blobs lists the blob store's objects under prefix, in key order.
+func (s *Service) blobs(ctx context.Context, prefix string) iter.Seq2[*blob.ListObject, error] {
+	return func(yield func(*blob.ListObject, error) bool) {
+		it := s.opts.Files.List(&blob.ListOptions{Prefix: prefix})
+		for {
+			obj, err := it.Next(ctx)
+			if errors.Is(err, io.EOF) || !yield(obj, err) || err != nil {
+				return
+			}
+		}
+	}
 }
 
 // OpenFile opens a file's bytes for anyone who has its url (no principal
@@ -283,40 +292,47 @@ func (s *Service) purgeFiles(ctx context.Context) error {
 // removed. Ages are read by the wall clock, as the blob store dates its
 // objects by it.
 func (s *Service) purgeOrphans(ctx context.Context) error {
-	it := s.opts.Files.List(&blob.ListOptions{Prefix: filesPrefix})
 	old := time.Now().Add(-s.opts.FileOrphanAge)
-	seen := map[string]bool{} // id -> every blob of it is old
-	var order []string
-	for {
-		obj, err := it.Next(ctx)
+	// Keys come in order, a file's together: ids are judged a thousand at
+	// a time as the listing goes, so memory does not grow with the store.
+	var ids []string
+	oldOnly := map[string]bool{} // id -> every blob of it is old
+	judge := func() error {
+		found, err := s.store.ExistingFileIDs(ctx, ids)
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				break
+			return err
+		}
+		for _, id := range ids {
+			if oldOnly[id] && !slices.Contains(found, id) {
+				s.removeBytes(ctx, id)
 			}
+		}
+		ids, oldOnly = ids[:0], map[string]bool{}
+		return nil
+	}
+	for obj, err := range s.blobs(ctx, filesPrefix) {
+		if err != nil {
 			return blobError(err)
 		}
 		id, _, _ := strings.Cut(strings.TrimPrefix(obj.Key, filesPrefix), "/")
 		if !IsFileID(id) {
 			continue
 		}
-		if _, ok := seen[id]; !ok {
-			order = append(order, id)
-			seen[id] = true
+		if _, ok := oldOnly[id]; !ok {
+			if len(ids) == 1000 {
+				if err := judge(); err != nil {
+					return err
+				}
+			}
+			ids = append(ids, id)
+			oldOnly[id] = true
 		}
 		if obj.ModTime.After(old) {
-			seen[id] = false
+			oldOnly[id] = false
 		}
 	}
-	for chunk := range slices.Chunk(order, 1000) {
-		found, err := s.store.ExistingFileIDs(ctx, chunk)
-		if err != nil {
-			return err
-		}
-		for _, id := range chunk {
-			if seen[id] && !slices.Contains(found, id) {
-				s.removeBytes(ctx, id)
-			}
-		}
+	if len(ids) == 0 {
+		return nil
 	}
-	return nil
+	return judge()
 }
