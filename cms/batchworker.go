@@ -286,87 +286,90 @@ func (s *Service) applyBatch(ctx context.Context, b *Batch, owner string) (Batch
 	}
 	var res BatchResult
 	// A batch's transaction gets a batch's limits, not a request's.
+	ctx = withChangeAuthor(ctx, p.User)
 	err = s.store.WithTx(WithBatchWork(ctx), func(tx Store) error {
-		res = BatchResult{}
-		// Its records' assignments and deletes touch other records: first
-		// the account's writes of several records, then the kind.
-		if err := tx.LockAccountWrites(ctx, acc.ID); err != nil {
-			return err
-		}
-		if err := tx.LockKind(ctx, acc.ID, b.Kind); err != nil {
-			return err
-		}
-		bulk := newBulkTx(tx, s.doc, acc.ID, b.Kind)
-		defer bulk.settle() // a write in flight ends before the transaction does
-		split, err := newRecordSplitter(b.Payload)
-		if err != nil {
-			return err
-		}
-		decodeCtx, stop := context.WithCancel(ctx)
-		defer stop()
-		decode := func(raw []byte) (Record, error) {
-			rec := NewRecord(b.Kind)
-			err := codec.decodeBytes(raw, rec, false)
-			s.sanitize(rec)
-			return rec, err
-		}
-		done := 0
-		// The next chunk is decoded a chunk ahead of the writes, so
-		// decoding and storing share the cores.
-		for w := range decodedWindows(decodeCtx, split, math.MaxInt, decode) {
-			if err := cmp.Or(append(w.errs, w.err)...); err != nil {
+		return s.withChanges(ctx, tx, func(tx Store) error {
+			res = BatchResult{}
+			// Its records' assignments and deletes touch other records: first
+			// the account's writes of several records, then the kind.
+			if err := tx.LockAccountWrites(ctx, acc.ID); err != nil {
 				return err
 			}
-			chunk := w.items
-			if err := bulk.beginChunk(ctx, s, acc.Langs, chunk); err != nil {
+			if err := tx.LockKind(ctx, acc.ID, b.Kind); err != nil {
 				return err
 			}
-			for i, rec := range chunk {
-				if rec.Common().DeleteIrreversibly.Value {
-					if err := s.applyBatchDelete(ctx, bulk, p, rec, &res); err != nil {
-						return err
-					}
-					if err := bulk.prefetch(ctx, s, acc.Langs, chunk[i+1:]); err != nil {
-						return err
-					}
-					continue
-				}
-				r, err := s.upsertIn(ctx, bulk, p, codec, rec, nil, UpsertOptions{})
-				if err != nil {
+			bulk := newBulkTx(tx, s.doc, acc.ID, b.Kind)
+			defer bulk.settle() // a write in flight ends before the transaction does
+			split, err := newRecordSplitter(b.Payload)
+			if err != nil {
+				return err
+			}
+			decodeCtx, stop := context.WithCancel(ctx)
+			defer stop()
+			decode := func(raw []byte) (Record, error) {
+				rec := NewRecord(b.Kind)
+				err := codec.decodeBytes(raw, rec, false)
+				s.sanitize(rec)
+				return rec, err
+			}
+			done := 0
+			// The next chunk is decoded a chunk ahead of the writes, so
+			// decoding and storing share the cores.
+			for w := range decodedWindows(decodeCtx, split, math.MaxInt, decode) {
+				if err := cmp.Or(append(w.errs, w.err)...); err != nil {
 					return err
 				}
-				switch r.Outcome {
-				case Created:
-					res.Created++
-				case Updated:
-					res.Updated++
-				default:
-					res.Skipped++
+				chunk := w.items
+				if err := bulk.beginChunk(ctx, s, acc.Langs, chunk); err != nil {
+					return err
 				}
+				for i, rec := range chunk {
+					if rec.Common().DeleteIrreversibly.Value {
+						if err := s.applyBatchDelete(ctx, bulk, p, rec, &res); err != nil {
+							return err
+						}
+						if err := bulk.prefetch(ctx, s, acc.Langs, chunk[i+1:]); err != nil {
+							return err
+						}
+						continue
+					}
+					r, err := s.upsertIn(ctx, bulk, p, codec, rec, nil, UpsertOptions{})
+					if err != nil {
+						return err
+					}
+					switch r.Outcome {
+					case Created:
+						res.Created++
+					case Updated:
+						res.Updated++
+					default:
+						res.Skipped++
+					}
+				}
+				if err := bulk.endChunk(); err != nil {
+					return err
+				}
+				done += len(chunk)
 			}
-			if err := bulk.endChunk(); err != nil {
+			if err := bulk.flush(ctx); err != nil {
 				return err
 			}
-			done += len(chunk)
-		}
-		if err := bulk.flush(ctx); err != nil {
+			// The decoder also stops when ctx ends: that is no end of batch.
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if done != b.Count {
+				return fmt.Errorf("cms: batch %s holds %d records, not %d", b.ID, done, b.Count)
+			}
+			// Done in the records' own transaction: a worker that no longer
+			// holds the batch commits nothing, and a crash after the commit
+			// leaves no applied batch to be applied again over later writes.
+			err = tx.FinishBatch(ctx, b.ID, owner, BatchDone, res, s.Now())
+			if ErrorCode(err) == CodeConflict {
+				return fmt.Errorf("%w: %w", errBatchNotHeld, err)
+			}
 			return err
-		}
-		// The decoder also stops when ctx ends: that is no end of batch.
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if done != b.Count {
-			return fmt.Errorf("cms: batch %s holds %d records, not %d", b.ID, done, b.Count)
-		}
-		// Done in the records' own transaction: a worker that no longer
-		// holds the batch commits nothing, and a crash after the commit
-		// leaves no applied batch to be applied again over later writes.
-		err = tx.FinishBatch(ctx, b.ID, owner, BatchDone, res, s.Now())
-		if ErrorCode(err) == CodeConflict {
-			return fmt.Errorf("%w: %w", errBatchNotHeld, err)
-		}
-		return err
+		})
 	})
 	return res, err
 }

@@ -32,6 +32,9 @@ const (
 	CodePrecondition Code = "precondition"
 	// CodeTooMany: throttled. HTTP 429.
 	CodeTooMany Code = "too_many"
+	// CodeGone: what the request names is no longer kept (a changes
+	// cursor older than the history kept). HTTP 410.
+	CodeGone Code = "gone"
 	// CodeUnavailable: the store cannot be reached (connection refused or
 	// lost, the database shutting down, no connection free in time), or a
 	// write kept meeting concurrent writers past its retries; the same
@@ -44,7 +47,7 @@ const (
 // Codes lists every code, so the HTTP layer can prove each has a row.
 func Codes() []Code {
 	return []Code{CodeMalformed, CodeInvalid, CodeNotFound, CodeConflict, CodeTooLarge,
-		CodeUnauthorized, CodeForbidden, CodePrecondition, CodeTooMany, CodeUnavailable, CodeInternal}
+		CodeUnauthorized, CodeForbidden, CodePrecondition, CodeTooMany, CodeGone, CodeUnavailable, CodeInternal}
 }
 
 // Error is the library's error: a stable Code for programs, a Message safe

@@ -144,6 +144,32 @@ type Options struct {
 	// DefaultFileOrphanAge (1 hour).
 	FileOrphanAge time.Duration
 
+	// HistoryKeep is how long change records are kept: the revisions of
+	// records (each record keeps its newest whatever its age), and how
+	// far back the changes feed reaches. Default DefaultHistoryKeep (90
+	// days); KeepAllHistory keeps everything.
+	HistoryKeep time.Duration
+	// WebhookSender sends webhooks' messages (package webhook's Sender).
+	// Default: none, and Run delivers nothing (deliveries wait in the
+	// store for an instance that has one).
+	WebhookSender WebhookSender
+	// WebhookAllowPrivate lets webhooks target loopback and private
+	// networks (tests, a receiver beside the server). The Sender checks
+	// the address it connects to as well; give it the same setting.
+	// Default false.
+	WebhookAllowPrivate bool
+	// WebhookWorkers is how many deliveries Run sends at once in this
+	// process. Default DefaultWebhookWorkers (4).
+	WebhookWorkers int
+	// WebhookRetryFor is how long a delivery is retried (with exponential
+	// backoff) before it fails. Default DefaultWebhookRetryFor (24 h).
+	WebhookRetryFor time.Duration
+	// BenchmarkWithoutChanges writes no change records: for benchmarks
+	// that measure what the records' changes cost, never for a service
+	// in use (history, the changes feed, webhooks and subscriptions miss
+	// what is written with it).
+	BenchmarkWithoutChanges bool
+
 	// UserRecheck is how long a user's disabled state is trusted before
 	// it is read again; a disabled user's access tokens stop working after
 	// at most this long. Default DefaultUserRecheck (2 s).
@@ -170,6 +196,9 @@ const (
 	DefaultTxAttempts       = 5
 	DefaultUserRecheck      = 2 * time.Second
 	DefaultFileOrphanAge    = time.Hour
+	DefaultHistoryKeep      = 90 * 24 * time.Hour
+	DefaultWebhookWorkers   = 4
+	DefaultWebhookRetryFor  = 24 * time.Hour
 )
 
 // The sentinels of Options: a field's "off".
@@ -182,6 +211,8 @@ const (
 	// NoBatchHandoff, as Options.BatchHandoff, keeps no submitted batch in
 	// memory: workers always read the store.
 	NoBatchHandoff = -1
+	// KeepAllHistory, as Options.HistoryKeep, keeps every change record.
+	KeepAllHistory time.Duration = -1
 )
 
 // withDefaults returns o with every default applied and the sentinels
@@ -229,6 +260,9 @@ func (o Options) withDefaults() (Options, error) {
 		option.Check(p+"FileDecodes", o.FileDecodes, "GOMAXPROCS"),
 		option.Check(p+"UnusedFileAge", o.UnusedFileAge, "never"),
 		option.Default(p+"FileOrphanAge", &o.FileOrphanAge, DefaultFileOrphanAge),
+		option.Default(p+"HistoryKeep", &o.HistoryKeep, DefaultHistoryKeep, option.Sentinel[time.Duration]{Name: "cms.KeepAllHistory", Value: KeepAllHistory}),
+		option.Default(p+"WebhookWorkers", &o.WebhookWorkers, DefaultWebhookWorkers),
+		option.Default(p+"WebhookRetryFor", &o.WebhookRetryFor, DefaultWebhookRetryFor),
 	)
 	if err != nil {
 		return Options{}, err

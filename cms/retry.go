@@ -11,11 +11,13 @@ import (
 // deadlock, a serialization failure, a unique key taken meanwhile): up to
 // Options.TxAttempts attempts in all, each after a short jittered wait
 // that grows, so writers that met once do not meet again. fn must do
-// nothing outside the transaction that a new attempt would repeat.
+// nothing outside the transaction that a new attempt would repeat. The
+// records the transaction changes get their change records at its end
+// (withChanges).
 func (s *Service) inTx(ctx context.Context, fn func(tx Store) error) error {
 	var err error
 	for attempt := 1; ; attempt++ {
-		err = s.store.WithTx(ctx, fn)
+		err = s.store.WithTx(ctx, func(tx Store) error { return s.withChanges(ctx, tx, fn) })
 		if err == nil || !IsRace(err) || attempt >= s.opts.TxAttempts {
 			return err
 		}

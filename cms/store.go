@@ -25,6 +25,10 @@ type Store interface {
 	TokenStore
 	BatchStore
 	FileStore
+	ChangeStore
+	WebhookStore
+	AuditStore
+	LeaseStore
 
 	// WithTx runs fn in one transaction: everything fn does through tx
 	// happens, or nothing does (fn's error, or a panic, rolls back). Calls on

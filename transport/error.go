@@ -44,6 +44,8 @@ func failureOf(code cms.Code) (f failure, ok bool) {
 		return failure{http.StatusPreconditionFailed, "Precondition failed", false}, true
 	case cms.CodeTooMany:
 		return failure{http.StatusTooManyRequests, "Too many attempts", false}, true
+	case cms.CodeGone:
+		return failure{http.StatusGone, "Gone", true}, true
 	case cms.CodeUnavailable:
 		return failure{http.StatusServiceUnavailable, "Service unavailable", false}, true
 	case cms.CodeInternal:

@@ -1,0 +1,4 @@
+package cms
+
+// WebhookStore keeps webhooks and their deliveries.
+type WebhookStore interface{}
