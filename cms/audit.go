@@ -55,3 +55,10 @@ type AuditPage struct {
 func (s *Service) Audit(ctx context.Context, p AuditParams) (AuditPage, error) {
 	return AuditPage{}, errNotYet
 }
+
+// audit records, in tx (the change's own transaction), that the user of
+// ctx did action to target in account.
+func (s *Service) audit(ctx context.Context, tx Store, account, action, target, detail string) error {
+	return tx.AppendAudit(ctx, AuditEntry{Account: account, Time: s.Now(), User: changeAuthor(ctx),
+		Action: action, Target: target, Detail: detail})
+}
