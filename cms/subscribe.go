@@ -9,7 +9,7 @@ import (
 // the changes in order, a page at a time; an error makes it be given the
 // same page again later (at least once). It is called from one goroutine
 // of one instance at a time.
-type ChangeHandler func(ctx context.Context, changes []Change) error
+type ChangeHandler func(ctx context.Context, changes []FeedChange) error
 
 // Subscription names a ChangeHandler subscribed with Subscribe.
 type Subscription struct {
