@@ -27,9 +27,12 @@ var commands = []struct{ usage, does string }{
 	{"user unlock NAME", "clears a user's failed-login counts"},
 	{"user delete NAME", "deletes a user and revokes its refresh tokens"},
 	{"user list [--account ID]", "lists users: name, account, perms, enabled or disabled"},
+	{"webhook add URL --user NAME [--account ID] [--events E1,E2] [--secret S]", "adds a webhook acting for a user (events *; prints a secret it made once)"},
+	{"webhook list [--account ID]", "lists webhooks: id, account, url, events, user, enabled or disabled (why)"},
+	{"webhook remove ID", "removes a webhook and its deliveries"},
 }
 
-// usage lists the subcommands of one command (account, user).
+// usage lists the subcommands of one command (account, user, webhook).
 func usage(command string) string {
 	var b strings.Builder
 	b.WriteString("usage:")
@@ -229,12 +232,17 @@ func permsText(perms []string) string {
 
 // withService opens the database of cfg for one command.
 func withService(ctx context.Context, cfg map[string]string, fn func(*cms.Service) error) error {
+	return withServiceOptions(ctx, cfg, nil, fn)
+}
+
+// withServiceOptions is withService with the service's options.
+func withServiceOptions(ctx context.Context, cfg map[string]string, opts *cms.Options, fn func(*cms.Service) error) error {
 	store, err := openStore(ctx, cfg["db"], nil, nil)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	svc, err := cms.NewService(store, nil)
+	svc, err := cms.NewService(store, opts)
 	if err != nil {
 		return err
 	}
@@ -242,11 +250,22 @@ func withService(ctx context.Context, cfg map[string]string, fn func(*cms.Servic
 }
 
 // describe makes a library error read well on a terminal: its safe
-// message, and the cause where there is one.
+// message, and the problems it names (a webhook's bad url) where there
+// are some.
 func describe(err error) error {
 	e, ok := errors.AsType[*cms.Error](err)
 	if !ok || e.Message == "" {
 		return err
 	}
-	return errors.New(e.Message)
+	if len(e.Problems) == 0 {
+		return errors.New(e.Message)
+	}
+	problems := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		problems[i] = p.String()
+		if p.Kind == "" { // not a record's: a webhook's url, say
+			problems[i] = p.Field + ": " + p.Text
+		}
+	}
+	return fmt.Errorf("%s: %s", e.Message, strings.Join(problems, "; "))
 }

@@ -22,13 +22,17 @@ type setting struct {
 
 // settings reads flags mixed with positional arguments (flags may follow
 // them: "user add NAME --perms x"); a flag not given falls back to its
-// environment variable, then to its default.
+// environment variable, then to its default. A setting whose default is
+// "false" is a switch: given alone it means true, and it takes its value
+// only after "=" (--webhook-allow-private=false).
 func settings(e env, name string, args []string, defs []setting) (map[string]string, []string, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	vals := make(map[string]*string, len(defs))
+	switches := map[string]bool{}
 	for _, d := range defs {
 		vals[d.flag] = fs.String(d.flag, "", d.usage)
+		switches[d.flag] = d.def == "false"
 	}
 	var flags, positional []string
 	for i := 0; i < len(args); i++ {
@@ -37,6 +41,8 @@ func settings(e env, name string, args []string, defs []setting) (map[string]str
 		case a == "--":
 			positional = append(positional, args[i+1:]...)
 			i = len(args)
+		case strings.HasPrefix(a, "-") && len(a) > 1 && !strings.Contains(a, "=") && switches[strings.TrimLeft(a, "-")]:
+			flags = append(flags, a+"=true")
 		case strings.HasPrefix(a, "-") && len(a) > 1:
 			flags = append(flags, a)
 			if !strings.Contains(a, "=") && i+1 < len(args) {

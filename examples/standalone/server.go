@@ -98,7 +98,7 @@ func workersOption(n int) int {
 // allServerSettings are the settings of the server, in the order --help
 // lists them.
 func allServerSettings() []setting {
-	return slices.Concat(serverSettings, fileSettings, webSettings, tuningSettings, observeSettings, pgSettings)
+	return slices.Concat(serverSettings, fileSettings, historySettings, webSettings, tuningSettings, observeSettings, pgSettings)
 }
 
 // startup is every server setting, read and judged before a port opens.
@@ -114,6 +114,7 @@ type startup struct {
 	// are kept.
 	files     string
 	unusedAge time.Duration
+	changes   changeOptions
 }
 
 // readStartup judges every setting of the server, so that a bad one stops
@@ -151,6 +152,9 @@ func readStartup(cfg map[string]string) (startup, error) {
 	if s.unusedAge, err = fileUnusedAge(cfg); err != nil {
 		return s, err
 	}
+	if s.changes, err = readChangeOptions(cfg); err != nil {
+		return s, err
+	}
 	for _, name := range []string{"addr", "metrics-addr"} {
 		if _, _, err := net.SplitHostPort(cfg[name]); err != nil && cfg[name] != "" {
 			return s, fmt.Errorf("--%s %q: want HOST:PORT (127.0.0.1:8080; port 0: any free one)", name, cfg[name])
@@ -178,7 +182,7 @@ func serve(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	if len(rest) > 0 {
-		return fmt.Errorf("unknown command %q (want worker, account, user, or flags only; --help lists them)", rest[0])
+		return fmt.Errorf("unknown command %q (want worker, account, user, webhook, or flags only; --help lists them)", rest[0])
 	}
 	st, err := readStartup(cfg)
 	if err != nil {
@@ -282,8 +286,10 @@ func setUp(ctx context.Context, cfg map[string]string, st startup, e env, log *s
 		closeAll()
 		return nil, nil, nil, err
 	}
-	svc, err = cms.NewService(store, &cms.Options{Logger: log, RefreshGrace: st.tune.refreshGrace, BatchLease: st.lease,
-		BatchWorkers: workersOption(st.workers), Observer: st.obs.metrics, Files: files, UnusedFileAge: st.unusedAge})
+	opts := &cms.Options{Logger: log, RefreshGrace: st.tune.refreshGrace, BatchLease: st.lease,
+		BatchWorkers: workersOption(st.workers), Observer: st.obs.metrics, Files: files, UnusedFileAge: st.unusedAge}
+	st.changes.apply(opts)
+	svc, err = cms.NewService(store, opts)
 	if err != nil {
 		return fail(err)
 	}
@@ -381,7 +387,7 @@ func redactDSN(db string) string {
 // workerCommand applies batches (and purges) without serving HTTP until
 // ctx ends: beside servers started with --batch-workers 0, on one database.
 func workerCommand(ctx context.Context, args []string, e env) error {
-	cfg, rest, err := settings(e, "standalone worker", args, append([]setting{dbSetting, batchWorkersSetting, batchLeaseSetting}, pgSettings...))
+	cfg, rest, err := settings(e, "standalone worker", args, slices.Concat([]setting{dbSetting, batchWorkersSetting, batchLeaseSetting}, historySettings, pgSettings))
 	if err != nil {
 		return err
 	}
@@ -403,13 +409,21 @@ func workerCommand(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return err
 	}
+	// The worker purges history and delivers webhooks too: it must keep
+	// what the servers keep.
+	changes, err := readChangeOptions(cfg)
+	if err != nil {
+		return err
+	}
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
 	store, err := openStore(ctx, cfg["db"], pg, log)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	svc, err := cms.NewService(store, &cms.Options{Logger: log, BatchLease: lease, BatchWorkers: workers})
+	opts := &cms.Options{Logger: log, BatchLease: lease, BatchWorkers: workers}
+	changes.apply(opts)
+	svc, err := cms.NewService(store, opts)
 	if err != nil {
 		return err
 	}
