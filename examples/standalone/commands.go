@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -263,7 +264,7 @@ func describe(err error) error {
 	problems := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
 		problems[i] = p.String()
-		if p.Kind == "" { // not a record's: a webhook's url, say
+		if !slices.Contains(cms.Kinds(), p.Kind) { // not a record's: a webhook's url, say
 			problems[i] = p.Field + ": " + p.Text
 		}
 	}

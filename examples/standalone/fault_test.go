@@ -198,6 +198,14 @@ func upserts(ctx context.Context, c *client, prefix string, l *ledger) {
 // random moment up to spread more, and kills p.
 func killAfter(t *testing.T, p *proc, acks func() int64, min int64, spread time.Duration) {
 	t.Helper()
+	waitAcks(t, acks, min)
+	time.Sleep(rand.N(spread))
+	p.kill()
+}
+
+// waitAcks waits until acks gives at least min.
+func waitAcks(t *testing.T, acks func() int64, min int64) {
+	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for acks() < min {
 		if time.Now().After(deadline) {
@@ -205,8 +213,6 @@ func killAfter(t *testing.T, p *proc, acks func() int64, min int64, spread time.
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	time.Sleep(rand.N(spread))
-	p.kill()
 }
 
 // TestFaultKillUpserts: a server killed with SIGKILL while clients upsert

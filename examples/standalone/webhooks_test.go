@@ -88,3 +88,98 @@ var secretLine = regexp.MustCompile(`secret (whsec_[A-Za-z0-9+/=]+) \(shown once
 
 // addedLine finds the id `webhook add` printed.
 var addedLine = regexp.MustCompile(`^webhook (\S+) added to account (\S+) for user (\S+) \(events (\S+)\)`)
+
+// TestWebhookCommands: webhook add prints the id and, once, a secret it
+// made; list shows every webhook and never a secret; remove removes.
+// Bad input (no user, an unknown one, one of another account, a bad url,
+// a private address without --webhook-allow-private, events the user may
+// not read, a bad secret) exits non-zero with a clear message and adds
+// nothing.
+func TestWebhookCommands(t *testing.T) {
+	t.Parallel()
+	db := "sqlite:" + filepath.Join(t.TempDir(), "cms.db")
+	cmd := func(code int, args ...string) (stdout, stderr string) {
+		t.Helper()
+		c := &cli{env: map[string]string{"CMS_DB": db, "CMS_USER_PASSWORD": "a long password"}}
+		if got := c.run(t, args...); got != code {
+			t.Fatalf("%v: exit %d, want %d; stdout %q stderr %q", args, got, code, c.stdout.String(), c.stderr.String())
+		}
+		return c.stdout.String(), c.stderr.String()
+	}
+	cmd(0, "account", "add", "it-shop", "--langs", "it,en")
+	cmd(0, "account", "add", "default")
+	cmd(0, "user", "add", "maria", "--account", "it-shop", "--perms", "resource:*,map:read")
+	cmd(0, "user", "add", "ops")
+
+	const given = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"https://hooks.example.com/cms"}, "--user NAME is required"},
+		{[]string{"https://hooks.example.com/cms", "--user", "ghost"}, "user ghost not found"},
+		{[]string{"https://hooks.example.com/cms", "--user", "maria"}, "user maria belongs to account it-shop, not default"},
+		{[]string{"https://hooks.example.com/cms", "--user", "maria", "--account", "nowhere"}, "user maria belongs to account it-shop, not nowhere"},
+		{[]string{"ftp://hooks.example.com/cms", "--user", "maria", "--account", "it-shop"}, "Invalid webhook: url: must be an http or https address"},
+		{[]string{"http://127.0.0.1:9000/hook", "--user", "maria", "--account", "it-shop"}, "url: must not name an address of a private or special network (127.0.0.1)"},
+		{[]string{"http://169.254.169.254/", "--user", "ops", "--webhook-allow-private=false"}, "private or special network (169.254.169.254)"},
+		{[]string{"https://hooks.example.com/cms", "--user", "maria", "--account", "it-shop", "--events", "proposal.upsert"}, "events[0]: names proposal, which you may not read"},
+		{[]string{"https://hooks.example.com/cms", "--user", "maria", "--account", "it-shop", "--events", "resource.create"}, `events[0]: must be "*" or <kind>.upsert or <kind>.delete`},
+		{[]string{"https://hooks.example.com/cms", "--user", "maria", "--account", "it-shop", "--secret", "hunter2"}, `secret: must be "whsec_"`},
+	} {
+		_, stderr := cmd(1, append([]string{"webhook", "add"}, tc.args...)...)
+		if !strings.HasPrefix(stderr, "standalone: ") || !strings.Contains(stderr, tc.want) {
+			t.Errorf("webhook add %v: %q, want %q", tc.args, stderr, tc.want)
+		}
+	}
+	if out, _ := cmd(0, "webhook", "list"); out != "" {
+		t.Fatalf("refused webhooks were added: %q", out)
+	}
+
+	// A private address with the switch (CMS_WEBHOOK_ALLOW_PRIVATE is
+	// the same); the service makes the secret and it is printed once.
+	out, _ := cmd(0, "webhook", "add", "http://127.0.0.1:9000/hook", "--user", "maria", "--account", "it-shop", "--webhook-allow-private")
+	m, s := addedLine.FindStringSubmatch(out), secretLine.FindStringSubmatch(out)
+	if m == nil || s == nil || m[2] != "it-shop" || m[3] != "maria" || m[4] != "*" || strings.Count(out, "\n") != 1 {
+		t.Fatalf("webhook add printed %q", out)
+	}
+	made, madeSecret := m[1], s[1]
+	out, _ = cmd(0, "webhook", "add", "https://hooks.example.com/cms", "--user", "ops", "--events", "resource.upsert, map.delete", "--secret", given)
+	m = addedLine.FindStringSubmatch(out)
+	if m == nil || m[2] != "default" || m[4] != "resource.upsert,map.delete" || strings.Contains(out, "secret") {
+		t.Fatalf("webhook add with a secret printed %q", out)
+	}
+	ops := m[1]
+
+	list, _ := cmd(0, "webhook", "list")
+	// By account, then oldest first.
+	want := ops + "\tdefault\thttps://hooks.example.com/cms\tresource.upsert,map.delete\tops\tenabled\n" +
+		made + "\tit-shop\thttp://127.0.0.1:9000/hook\t*\tmaria\tenabled\n"
+	if list != want {
+		t.Errorf("webhook list:\n%s\nwant\n%s", list, want)
+	}
+	if strings.Contains(list, madeSecret) || strings.Contains(list, given) || strings.Contains(list, "whsec_") {
+		t.Errorf("webhook list shows a secret: %q", list)
+	}
+	if list, _ := cmd(0, "webhook", "list", "--account", "it-shop"); list != made+"\tit-shop\thttp://127.0.0.1:9000/hook\t*\tmaria\tenabled\n" {
+		t.Errorf("webhook list --account it-shop: %q", list)
+	}
+
+	if _, stderr := cmd(1, "webhook", "remove", "wh_nothing"); !strings.Contains(stderr, `webhook "wh_nothing": there is no such webhook`) {
+		t.Errorf("remove of no webhook: %q", stderr)
+	}
+	for _, args := range [][]string{{"webhook"}, {"webhook", "remove"}, {"webhook", "list", "extra"}, {"webhook", "frobnicate"}} {
+		if _, stderr := cmd(1, args...); !strings.Contains(stderr, "usage:\n  standalone webhook add URL") {
+			t.Errorf("%v: %q", args, stderr)
+		}
+	}
+	if out, _ := cmd(0, "webhook", "remove", made); out != "webhook "+made+" removed\n" {
+		t.Errorf("remove printed %q", out)
+	}
+	if list, _ := cmd(0, "webhook", "list"); list != ops+"\tdefault\thttps://hooks.example.com/cms\tresource.upsert,map.delete\tops\tenabled\n" {
+		t.Errorf("webhook list after remove: %q", list)
+	}
+	if _, stderr := cmd(1, "webhook", "remove", made); !strings.Contains(stderr, "no such webhook") {
+		t.Errorf("second remove: %q", stderr)
+	}
+}
