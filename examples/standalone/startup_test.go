@@ -103,13 +103,16 @@ func TestHelpListsCommands(t *testing.T) {
 		"standalone account list  ",
 		"standalone account add-lang ID CODE  ",
 		"standalone account default-lang ID CODE  ",
-		"standalone user add NAME [--account ID] [--perms P1,P2] [--password P]  adds a user",
+		"standalone user add NAME [--account ID] [--perms P1,P2] [--password P]  ",
 		"standalone user passwd NAME [--password P]  ",
 		"standalone user perms NAME P1,P2  ",
 		"standalone user disable NAME | enable NAME  ",
 		"standalone user unlock NAME  ",
 		"standalone user delete NAME  ",
 		"standalone user list [--account ID]  ",
+		"standalone webhook add URL --user NAME [--account ID] [--events E1,E2] [--secret S]  adds a webhook",
+		"standalone webhook list [--account ID]  ",
+		"standalone webhook remove ID  ",
 	} {
 		if strings.Count(out, line) != 1 {
 			t.Errorf("--help does not list %q once:\n%s", line, out)
