@@ -700,3 +700,17 @@ func TestSendConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSend measures one signed message to a receiver on loopback
+// over a kept connection.
+func BenchmarkSend(b *testing.B) {
+	rec := newReceiver(b, nil)
+	s := NewSender(SenderOptions{AllowPrivate: true})
+	m := message(b, rec.URL)
+	b.ReportAllocs()
+	for b.Loop() {
+		if got := s.Send(b.Context(), m); got.Err != nil {
+			b.Fatal(got.Err)
+		}
+	}
+}

@@ -269,3 +269,22 @@ func FuzzVerify(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkVerify(b *testing.B) {
+	body := bytes.Repeat([]byte("x"), 512)
+	now := time.Now()
+	sig, err := signatures([]string{vectorSecret, mustSecret(b)}, "msg_1", now, body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := http.Header{}
+	h.Set(HeaderID, "msg_1")
+	h.Set(HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
+	h.Set(HeaderSignature, sig)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Verify([]string{vectorSecret}, h, body, now, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
