@@ -66,7 +66,7 @@ func TestChangesFeedTwoInstances(t *testing.T) {
 							switch {
 							case i%7 == 6:
 								_, err = svc.Delete(ctx, cms.KindResource, []string{id}, nil)
-								if cms.ErrorCode(err) == cms.CodeConflict { // none of them there
+								if code := cms.ErrorCode(err); code == cms.CodeNotFound || code == cms.CodeConflict { // not there
 									err = nil
 								}
 							default:
