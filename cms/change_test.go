@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -83,55 +82,58 @@ func (e *changes) feed(t *testing.T, ctx context.Context, after string, limit in
 	return nil, ""
 }
 
-// changeNames names changes "<kind> <id> <op> <rev>" in feed order; the
-// changes of one transaction, whose order among them says nothing, are
-// sorted by name.
+// changeNames names changes "<kind> <id> <op> <rev>", in feed order.
 func changeNames(cs []cms.FeedChange) []string {
 	names := make([]string, len(cs))
-	start := 0
 	for i, c := range cs {
 		names[i] = fmt.Sprintf("%s %s %s %d", c.Kind, c.ID, c.Op, c.Rev)
-		if i > 0 && commitOf(c.Seq) != commitOf(cs[i-1].Seq) {
-			start = i
-		}
-		slices.Sort(names[start : i+1])
 	}
 	return names
 }
 
-func commitOf(seq string) string {
-	commit, _, _ := strings.Cut(seq, ".")
-	return commit
-}
-
 // TestChangesOfEveryWrite: each write records one change per record it
-// changed, side effects included, in commit order, and nothing for a
-// refused write or a read.
+// changed, side effects included, and nothing for a refused write, a
+// Skip or a read; another account sees none of them.
 func TestChangesOfEveryWrite(t *testing.T) {
 	forEachChangeDatabase(t, nil, func(t *testing.T, e *changes) {
 		ctx := e.as(t, "root")
-		e.upsert(t, ctx, cms.KindMap, `{"id":"map1","title":"Map one"}`)
-		e.upsert(t, ctx, cms.KindResource, `{"id":"res1","title":"Rock","resourceType":"POI","mapIds":["map1"]}`)
-		e.upsert(t, ctx, cms.KindResource, `{"id":"res1","title":"Rock face"}`)
-		// A refused write (unknown field) and a read change nothing.
-		if _, err := e.svc.Upsert(ctx, cms.KindResource, []byte(`{"id":"res1","nope":1}`), nil); err == nil {
-			t.Fatal("an unknown field was accepted")
+		cursor := ""
+		// step runs a write and checks the changes it added to the feed
+		// (in any order: one transaction's changes come together).
+		step := func(write func(), want ...string) {
+			t.Helper()
+			write()
+			got, next := e.feed(t, ctx, cursor, 2)
+			cursor = next
+			names := changeNames(got)
+			slices.Sort(names)
+			slices.Sort(want)
+			if !slices.Equal(names, want) {
+				t.Fatalf("changes:\n got %q\nwant %q", names, want)
+			}
 		}
-		e.upsert(t, ctx, cms.KindResource, `{"id":"res1","title":"Rock face"}`) // the same: a Skip
-		if _, err := e.svc.Delete(ctx, cms.KindMap, []string{"map1"}, nil); err != nil {
-			t.Fatal(err)
-		}
-		got, _ := e.feed(t, ctx, "", 2)
-		want := []string{
-			"map map1 upsert 1",
-			"map map1 upsert 2", "resource res1 upsert 1", // the Map gains the Resource
-			"resource res1 upsert 2",
-			"map map1 delete 3", "resource res1 upsert 3", // the Resource loses the Map
-		}
-		if !slices.Equal(changeNames(got), want) {
-			t.Fatalf("feed:\n got %q\nwant %q", changeNames(got), want)
-		}
-		// Another account sees none of them.
+		step(func() { e.upsert(t, ctx, cms.KindMap, `{"id":"map1","title":"Map one"}`) }, "map map1 upsert 1")
+		step(func() {
+			e.upsert(t, ctx, cms.KindResource, `{"id":"res1","title":"Rock","resourceType":"POI","mapIds":["map1"]}`)
+		}, "resource res1 upsert 1", "map map1 upsert 2") // the Map gains the Resource
+		step(func() { e.upsert(t, ctx, cms.KindResource, `{"id":"res1","title":"Rock face"}`) }, "resource res1 upsert 2")
+		step(func() {
+			if _, err := e.svc.Upsert(ctx, cms.KindResource, []byte(`{"id":"res1","nope":1}`), nil); err == nil {
+				t.Fatal("an unknown field was accepted")
+			}
+			e.upsert(t, ctx, cms.KindResource, `{"id":"res1","title":"Rock face"}`) // the same: a Skip
+			readOne(t, e.svc, ctx, cms.KindResource, "res1")
+		})
+		step(func() {
+			if _, err := e.svc.Clone(ctx, cms.KindResource, "res1", ""); err != nil {
+				t.Fatal(err)
+			}
+		}, "resource res1-copy upsert 1", "map map1 upsert 3")
+		step(func() {
+			if _, err := e.svc.Delete(ctx, cms.KindMap, []string{"map1"}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}, "map map1 delete 4", "resource res1 upsert 3", "resource res1-copy upsert 2") // the Resources lose the Map
 		if other, _ := e.feed(t, e.as(t, "otto"), "", 10); len(other) != 0 {
 			t.Fatalf("account other sees %q", changeNames(other))
 		}
