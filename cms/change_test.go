@@ -125,7 +125,7 @@ func TestChangesOfEveryWrite(t *testing.T) {
 			readOne(t, e.svc, ctx, cms.KindResource, "res1")
 		})
 		step(func() {
-			if _, err := e.svc.Clone(ctx, cms.KindResource, "res1", ""); err != nil {
+			if _, err := e.svc.Clone(ctx, cms.KindResource, "res1", "map1"); err != nil {
 				t.Fatal(err)
 			}
 		}, "resource res1-copy upsert 1", "map map1 upsert 3")
