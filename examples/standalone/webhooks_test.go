@@ -1,9 +1,14 @@
 package main
 
 import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -181,5 +186,58 @@ func TestWebhookCommands(t *testing.T) {
 	}
 	if _, stderr := cmd(1, "webhook", "remove", made); !strings.Contains(stderr, "no such webhook") {
 		t.Errorf("second remove: %q", stderr)
+	}
+}
+
+// TestWebhookAllowPrivateServer: without --webhook-allow-private the
+// server refuses a webhook to 127.0.0.1 and stores nothing; with it (here
+// CMS_WEBHOOK_ALLOW_PRIVATE) the webhook is made, and the server's sender
+// connects to 127.0.0.1 and delivers a signed message of a write.
+func TestWebhookAllowPrivateServer(t *testing.T) {
+	t.Parallel()
+	db := "sqlite:" + filepath.Join(t.TempDir(), "cms.db")
+	got := make(chan message, 16)
+	var secret atomic.Value
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		s, _ := secret.Load().(string)
+		var m message
+		if err := webhook.Verify([]string{s}, r.Header, body, time.Now(), 0); err != nil || json.Unmarshal(body, &m) != nil {
+			http.Error(w, "refused", http.StatusUnauthorized)
+			return
+		}
+		got <- m
+	}))
+	defer rcv.Close()
+	hook := map[string]any{"url": rcv.URL + "/hook"}
+
+	s := startServer(t, &cli{env: map[string]string{"CMS_ADMIN_PASSWORD": "admin password"}}, "--db", db)
+	c := loginAt(t, s.url, "admin password")
+	if r := c.post(t.Context(), "/api/bw/v2/webhook", hook); r.status != 409 || !strings.Contains(string(r.body), "private or special network") {
+		t.Errorf("a webhook to 127.0.0.1 without the switch: %d %s", r.status, r.body)
+	}
+	if r := c.get(t.Context(), "/api/bw/v2/webhook"); r.status != 200 || strings.TrimSpace(string(r.body)) != `{"webhooks":[]}` {
+		t.Errorf("webhooks after the refusal: %d %s", r.status, r.body)
+	}
+	s.shutdown(t)
+
+	s = startServer(t, &cli{env: map[string]string{"CMS_WEBHOOK_ALLOW_PRIVATE": "true"}}, "--db", db)
+	c = loginAt(t, s.url, "admin password")
+	r := c.post(t.Context(), "/api/bw/v2/webhook", hook)
+	var made struct{ ID, Secret string }
+	if r.status != 201 || json.Unmarshal(r.body, &made) != nil || !strings.HasPrefix(made.Secret, "whsec_") {
+		t.Fatalf("a webhook to 127.0.0.1 with the switch: %d %s", r.status, r.body)
+	}
+	secret.Store(made.Secret)
+	if r := c.post(t.Context(), "/api/bw/v2/resource", map[string]any{"id": "harbour", "title": "Harbour"}); r.status != 201 {
+		t.Fatalf("write: %d %s", r.status, r.body)
+	}
+	select {
+	case m := <-got:
+		if m.Type != "resource.upsert" || m.Data.ID != "harbour" || m.Data.Rev != 1 {
+			t.Errorf("message: %+v", m)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no message delivered in 30 s")
 	}
 }
