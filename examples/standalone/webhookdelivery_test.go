@@ -424,7 +424,7 @@ func proveDelivery(t *testing.T, db, files string, instances int, slow time.Dura
 	// On SQLite the one process is started again.
 	inFlight := int64(0)
 	if instances > 1 {
-		waitAcks(t, l.acks.Load, l.acks.Load()+long(int64(150), 1000))
+		waitAcks(t, l.acks.Load, l.acks.Load()+long(int64(150), 400))
 		rcv.gate.Lock()
 		for deadline := time.Now().Add(10 * time.Second); rcv.inflight.Load() <= 4 && time.Now().Before(deadline); {
 			time.Sleep(5 * time.Millisecond)
