@@ -88,6 +88,14 @@ func TestBootstrapTogether(t *testing.T) {
 						s.claims(t, access)
 					}
 				}
+				// Stopped before the next round: each instance holds
+				// connections (its webhook senders' among them), and the
+				// rounds' instances together would exhaust PostgreSQL's.
+				for _, s := range servers {
+					if s != nil {
+						s.shutdown(t)
+					}
+				}
 			}
 			t.Logf("figures: %s: %d rounds of %d instances started at once on a new database; %d instances failed to start",
 				db, rounds, instances, failed)
