@@ -69,23 +69,16 @@ func (s *Store) AppendChanges(ctx context.Context, set cms.ChangeSet) error {
 		return err
 	}
 	for chunk := range slices.Chunk(set.Refs, changeChunk) {
-		var source string
-		var refs []any
-		if len(chunk) == 1 { // a single write's: no list to unpack
-			source = "(SELECT ? AS kind, ? AS id, ? AS op, 0 AS n) AS r"
-			refs = []any{string(chunk[0].Kind), chunk[0].ID, string(chunk[0].Op)}
-		} else {
-			rows := make([][3]string, len(chunk))
-			for i, r := range chunk {
-				rows[i] = [3]string{string(r.Kind), r.ID, string(r.Op)}
-			}
-			list, err := json.Marshal(rows)
-			if err != nil {
-				return &cms.Error{Code: cms.CodeInternal, Message: "storage failure", Err: err}
-			}
-			source = "(SELECT value ->> 0 AS kind, value ->> 1 AS id, value ->> 2 AS op, key AS n FROM json_each(?)) AS r"
-			refs = []any{string(list)}
+		rows := make([][3]string, len(chunk))
+		for i, r := range chunk {
+			rows[i] = [3]string{string(r.Kind), r.ID, string(r.Op)}
 		}
+		list, err := json.Marshal(rows)
+		if err != nil {
+			return &cms.Error{Code: cms.CodeInternal, Message: "storage failure", Err: err}
+		}
+		source := "(SELECT value ->> 0 AS kind, value ->> 1 AS id, value ->> 2 AS op, key AS n FROM json_each(?)) AS r"
+		refs := []any{string(list)}
 		args := append([]any{set.Account, set.Account, micros(set.Time), set.Author}, refs...)
 		if _, err := s.exec(ctx, s.appendChangesText(source), append(args, set.Account)...); err != nil {
 			return err
