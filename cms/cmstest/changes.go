@@ -428,3 +428,42 @@ func testChanges(t *testing.T, open func(t *testing.T) cms.Store) {
 		}
 	})
 }
+
+// ChangeOperations calls every method of cms.ChangeStore on s, in
+// account, as the service and the feed's readers do: appends of one
+// record, of several and of deletes (Resource r-1, Map m-1, Resource
+// r-2), a fence and pages of the feed (of every kind and of Resources),
+// the horizon, a record's history, revisions and last revision, and a
+// purge. Plan tests run it over a filled store and explain what it ran.
+func ChangeOperations(tb testing.TB, s cms.Store, account string) {
+	tb.Helper()
+	ctx := tb.Context()
+	putChanged(tb, s, account, t0, resource("r-1"))
+	putChanged(tb, s, account, t0, mapRecord("m-1"), resource("r-2"))
+	deleteChanged(tb, s, account, t0, cms.KindResource, "r-1")
+	putChanged(tb, s, account, t0, resource("r-1"))
+	deleteChanged(tb, s, account, t0, cms.KindResource, "r-1", "r-2")
+	all := feedAll(tb, s, account, cms.ChangeCursor{}, 1000)
+	if len(all) == 0 {
+		tb.Fatal("ChangeOperations: no changes in the feed")
+	}
+	feedAll(tb, s, account, all[len(all)/2].Cursor, 100, cms.KindResource)
+	if _, err := s.ChangeHorizon(ctx, account); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := s.RecordHistory(ctx, cms.HistoryQuery{Account: account, Kind: cms.KindMap, ID: "m-1", Limit: 10, Documents: true}); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := s.RecordHistory(ctx, cms.HistoryQuery{Account: account, Kind: cms.KindResource, ID: "r-1", Before: 3, Limit: 10}); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := s.RecordRevision(ctx, account, cms.KindMap, "m-1", 1); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := s.LastRevision(ctx, account, cms.KindResource, "r-1"); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := s.PurgeChanges(ctx, t0.Add(time.Hour), 100); err != nil {
+		tb.Fatal(err)
+	}
+}

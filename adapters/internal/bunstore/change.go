@@ -308,10 +308,16 @@ func (s *Store) PurgeChanges(ctx context.Context, before time.Time, limit int) (
 	err := s.tx(ctx, func(s *Store) error {
 		removed = 0
 		horizons := map[string]cms.ChangeCursor{}
-		err := s.queryEach(ctx, s.write, "DELETE FROM changes WHERE id IN (SELECT c.id FROM "+s.indexed("changes AS c", "changes_time")+
+		// PostgreSQL: the ids as an array, so that the rows are found by
+		// key rather than by a join with the whole table.
+		in, end := "id IN (", ")"
+		if s.postgres() {
+			in, end = "id = ANY(ARRAY(", "))"
+		}
+		err := s.queryEach(ctx, s.write, "DELETE FROM changes WHERE "+in+"SELECT c.id FROM "+s.indexed("changes AS c", "changes_time")+
 			" WHERE c.time < ? AND EXISTS (SELECT 1 FROM "+s.indexed("changes AS n", "changes_rev")+" WHERE "+
 			"n.account || '/' || n.kind || '/' || n.record_id = c.account || '/' || c.kind || '/' || c.record_id AND n.rev > c.rev) "+
-			"ORDER BY c.time, c.id LIMIT ?) RETURNING account, "+s.changeSeq()+", id", []any{micros(before), limit},
+			"ORDER BY c.time, c.id LIMIT ?"+end+" RETURNING account, "+s.changeSeq()+", id", []any{micros(before), limit},
 			func(rows *sql.Rows) error {
 				var account string
 				var c cms.ChangeCursor
