@@ -187,8 +187,22 @@ type webhooksPage struct {
 	Notice   string
 }
 
+// mayWebhook answers 403 unless s may act on webhooks: the pages decide
+// before reading anything, as the API does.
+func (h *Handler) mayWebhook(w http.ResponseWriter, r *http.Request, action cms.Action) bool {
+	s, _ := sessionFrom(r)
+	if !s.P.Can(cms.AreaWebhook, action) {
+		h.fail(w, r, &cms.Error{Code: cms.CodeForbidden, Message: "Forbidden"})
+		return false
+	}
+	return true
+}
+
 func (h *Handler) webhooks(w http.ResponseWriter, r *http.Request) {
 	s, _ := sessionFrom(r)
+	if !h.mayWebhook(w, r, cms.ActionRead) {
+		return
+	}
 	list, err := h.svc.Webhooks(r.Context())
 	if err != nil {
 		h.fail(w, r, err)
@@ -228,8 +242,7 @@ func (h *Handler) renderNewWebhook(w http.ResponseWriter, r *http.Request, statu
 
 func (h *Handler) newWebhookForm(w http.ResponseWriter, r *http.Request) {
 	s, _ := sessionFrom(r)
-	if !s.P.Can(cms.AreaWebhook, cms.ActionWrite) {
-		h.fail(w, r, &cms.Error{Code: cms.CodeForbidden, Message: "Forbidden"})
+	if !h.mayWebhook(w, r, cms.ActionWrite) {
 		return
 	}
 	h.renderNewWebhook(w, r, http.StatusOK, newWebhookPage{Form: webhookForm{Action: h.url("/webhooks/new"), Grid: events(s, []string{"*"})}})
@@ -237,8 +250,7 @@ func (h *Handler) newWebhookForm(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) createWebhook(w http.ResponseWriter, r *http.Request) {
 	s, _ := sessionFrom(r)
-	if !s.P.Can(cms.AreaWebhook, cms.ActionWrite) {
-		h.fail(w, r, &cms.Error{Code: cms.CodeForbidden, Message: "Forbidden"})
+	if !h.mayWebhook(w, r, cms.ActionWrite) {
 		return
 	}
 	if err := readForm(w, r); err != nil {
@@ -421,6 +433,9 @@ var webhookNotices = map[string]string{
 }
 
 func (h *Handler) webhookPage(w http.ResponseWriter, r *http.Request) {
+	if !h.mayWebhook(w, r, cms.ActionRead) {
+		return
+	}
 	page, ok := h.webhookData(w, r, r.PathValue("id"))
 	if !ok {
 		return
@@ -431,8 +446,7 @@ func (h *Handler) webhookPage(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) updateWebhook(w http.ResponseWriter, r *http.Request) {
 	s, _ := sessionFrom(r)
-	if !s.P.Can(cms.AreaWebhook, cms.ActionWrite) {
-		h.fail(w, r, &cms.Error{Code: cms.CodeForbidden, Message: "Forbidden"})
+	if !h.mayWebhook(w, r, cms.ActionWrite) {
 		return
 	}
 	if err := readForm(w, r); err != nil {
@@ -492,9 +506,7 @@ func newSecret() (string, error) {
 // rotateWebhookSecret gives the webhook a new secret and shows it once:
 // the old one keeps signing beside it for 24 hours.
 func (h *Handler) rotateWebhookSecret(w http.ResponseWriter, r *http.Request) {
-	s, _ := sessionFrom(r)
-	if !s.P.Can(cms.AreaWebhook, cms.ActionWrite) {
-		h.fail(w, r, &cms.Error{Code: cms.CodeForbidden, Message: "Forbidden"})
+	if !h.mayWebhook(w, r, cms.ActionWrite) {
 		return
 	}
 	id := r.PathValue("id")
@@ -517,8 +529,7 @@ func (h *Handler) rotateWebhookSecret(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) confirmDeleteWebhook(w http.ResponseWriter, r *http.Request) {
 	s, _ := sessionFrom(r)
-	if !s.P.Can(cms.AreaWebhook, cms.ActionDelete) {
-		h.fail(w, r, &cms.Error{Code: cms.CodeForbidden, Message: "Forbidden"})
+	if !h.mayWebhook(w, r, cms.ActionDelete) {
 		return
 	}
 	wh, err := h.svc.GetWebhook(r.Context(), r.PathValue("id"))
@@ -531,9 +542,7 @@ func (h *Handler) confirmDeleteWebhook(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) deleteWebhook(w http.ResponseWriter, r *http.Request) {
-	s, _ := sessionFrom(r)
-	if !s.P.Can(cms.AreaWebhook, cms.ActionDelete) {
-		h.fail(w, r, &cms.Error{Code: cms.CodeForbidden, Message: "Forbidden"})
+	if !h.mayWebhook(w, r, cms.ActionDelete) {
 		return
 	}
 	if err := h.svc.DeleteWebhook(r.Context(), r.PathValue("id")); err != nil {
@@ -544,9 +553,7 @@ func (h *Handler) deleteWebhook(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) retryDelivery(w http.ResponseWriter, r *http.Request) {
-	s, _ := sessionFrom(r)
-	if !s.P.Can(cms.AreaWebhook, cms.ActionWrite) {
-		h.fail(w, r, &cms.Error{Code: cms.CodeForbidden, Message: "Forbidden"})
+	if !h.mayWebhook(w, r, cms.ActionWrite) {
 		return
 	}
 	id := r.PathValue("id")
