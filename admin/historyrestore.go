@@ -3,9 +3,9 @@ package admin
 import (
 	"errors"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/bwcms/cms/cms"
 )
@@ -137,14 +137,39 @@ func (h *editor) restorePost(w http.ResponseWriter, r *http.Request) {
 		h.renderRestore(w, r, http.StatusConflict, rc, v)
 		return
 	}
+	// The form as if opened now, with the revision's values in the
+	// properties restored: a refused save shows the whole record, and a
+	// conflict view judges each property against what the confirmation
+	// showed (a property it did not list had the revision's value then).
+	fc := &formCtx{s: rc.s, ks: rc.ks, kind: rc.kind, id: rc.id, rec: rc.now,
+		shown: h.shownLangs(w, r, rc.ks.langs, nil, false), etag: form.Get(ctlETag), restored: rc.rev.Revision.Rev}
+	fc.st = openState(rc.ks, rc.now.vals, fc.langsWithDefault())
 	then := recordValues(rc.ks, rc.then)
-	st := &formState{vals: url.Values{}}
 	for _, wire := range fields {
-		st.carry(wire, then)
+		fc.st.carry(wire, then)
 	}
-	st.vals.Set("id", rc.id)
-	fc := &formCtx{s: rc.s, ks: rc.ks, kind: rc.kind, id: rc.id, st: st, rec: rc.now,
-		shown: h.shownLangs(w, r, rc.ks.langs, nil, false), etag: form.Get(ctlETag), base: form.Get(ctlBase),
-		restored: rc.rev.Revision.Rev}
+	if !withAssign {
+		for _, wire := range assign {
+			fc.st.drop(wire)
+			fc.st.fields = slices.DeleteFunc(fc.st.fields, func(f string) bool { return f == wire })
+		}
+	}
+	fc.st.vals.Set("id", rc.id)
+	shown := readBase(form.Get(ctlBase))
+	var pairs []string
+	for _, wire := range fc.st.fields {
+		hash, ok := shown[wire]
+		switch {
+		case slices.Contains(fields, wire) && ok:
+		case slices.Contains(fields, wire):
+			continue // empty when shown
+		case normal(rc.then[wire]) == nil:
+			continue
+		default:
+			hash = valueHash(rc.then[wire])
+		}
+		pairs = append(pairs, wire+":"+hash)
+	}
+	fc.base = strings.Join(pairs, " ")
 	h.save(w, r, fc)
 }
