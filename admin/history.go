@@ -80,9 +80,11 @@ type historyRow struct {
 	When    string
 	Who     string
 	Deleted bool
-	// Changed are the labels of the fields it changed; Unknown marks a
-	// revision whose fields are not known (the first kept one).
+	// Changed are the labels of the fields it changed; Created marks the
+	// record's first revision, Unknown one whose fields are not known
+	// (the first kept one).
 	Changed []string
+	Created bool
 	Unknown bool
 }
 
@@ -130,8 +132,10 @@ func (h *editor) historyPage(w http.ResponseWriter, r *http.Request) {
 	}
 	v := &historyView{Kind: kind, ID: id, Heading: "History of " + kindLabels[kind].one + " " + id, EditURL: h.editURL(kind, id)}
 	for _, rv := range page.Revisions {
-		row := historyRow{Rev: rv.Rev, When: when(rv.Time), Who: who(rv.User), Deleted: rv.Op == cms.ChangeDelete,
-			Unknown: rv.Changed == nil && rv.Op != cms.ChangeDelete}
+		row := historyRow{Rev: rv.Rev, When: when(rv.Time), Who: who(rv.User), Deleted: rv.Op == cms.ChangeDelete}
+		if rv.Changed == nil && !row.Deleted {
+			row.Created, row.Unknown = rv.Rev == 1, rv.Rev != 1
+		}
 		if !row.Deleted {
 			row.URL = h.historyURL(kind, id, rv.Rev)
 		}
