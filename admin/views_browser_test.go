@@ -16,12 +16,12 @@ import (
 	"github.com/bwcms/cms/cms"
 )
 
-// TestBrowserHistoryAndWebhookViews runs axe (nothing serious or
+// TestE2EHistoryWebhookAuditViews runs axe (nothing serious or
 // critical) and watches for errors (CSP included) on the history,
 // revision, restore, webhook and audit pages rendered from answers made
 // here, as the service gives them: the pages are checked whatever the
 // service's state of build (the E2E tests drive them over the service).
-func TestBrowserHistoryAndWebhookViews(t *testing.T) {
+func TestE2EHistoryWebhookAuditViews(t *testing.T) {
 	e := newEnv(t, envOptions{prefix: "/admin"})
 	e.put(cms.KindMap, `{"id":"m-1","title":"Coast"}`)
 	e.put(cms.KindResource, `{"id":"r-1","title":"Old harbour","title_it":"Porto vecchio","shortDescription":"Boats.","mapIds":["m-1"]}`)
