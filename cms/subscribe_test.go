@@ -172,11 +172,11 @@ func TestSubscriptionSeesEveryChangeInOrder(t *testing.T) {
 		run(t, e.svc)
 		start := map[string]string{"resources": storedCursor(t, e.store, "resources"), "everything": storedCursor(t, e.store, "everything")}
 
-		e.upsert(t, ctx, cms.KindMap, `{"id":"m1","title":"Map"}`)
-		e.upsert(t, ctx, cms.KindResource, `{"id":"r1","title":"One","mapIds":["m1"]}`)
-		e.upsert(t, ctx, cms.KindResource, `{"id":"r2","title":"Two"}`)
-		e.upsert(t, ctx, cms.KindResource, `{"id":"r1","title":"One again"}`)
-		if _, err := e.svc.Delete(ctx, cms.KindResource, []string{"r2"}, nil); err != nil {
+		e.upsert(t, ctx, cms.KindMap, `{"id":"map-1","title":"Map"}`)
+		e.upsert(t, ctx, cms.KindResource, `{"id":"res-1","title":"One","mapIds":["map-1"]}`)
+		e.upsert(t, ctx, cms.KindResource, `{"id":"res-2","title":"Two"}`)
+		e.upsert(t, ctx, cms.KindResource, `{"id":"res-1","title":"One again"}`)
+		if _, err := e.svc.Delete(ctx, cms.KindResource, []string{"res-2"}, nil); err != nil {
 			t.Fatal(err)
 		}
 		otto := cms.WithPrincipal(t.Context(), cms.Principal{Account: "other", User: "otto", Perms: []string{"*"}, Langs: testenv.Langs("en")})
@@ -224,7 +224,7 @@ func TestSubscriptionResumesAfterRestart(t *testing.T) {
 		stop := run(t, e.svc)
 		start := storedCursor(t, e.store, "restart")
 		for i := range 4 {
-			e.upsert(t, ctx, cms.KindResource, fmt.Sprintf(`{"id":"a%d","title":"Before the restart"}`, i))
+			e.upsert(t, ctx, cms.KindResource, fmt.Sprintf(`{"id":"a-%d","title":"Before the restart"}`, i))
 		}
 		eventually(t, "the first changes", func() bool { return len(h.seen()) == 4 })
 		stop()
@@ -237,7 +237,7 @@ func TestSubscriptionResumesAfterRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range 3 {
-			e.upsert(t, ctx, cms.KindResource, fmt.Sprintf(`{"id":"b%d","title":"While stopped"}`, i))
+			e.upsert(t, ctx, cms.KindResource, fmt.Sprintf(`{"id":"b-%d","title":"While stopped"}`, i))
 		}
 		o := testenv.ServiceOptions(e.clock)
 		shortLease(&o)
@@ -250,7 +250,7 @@ func TestSubscriptionResumesAfterRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 		run(t, again)
-		e.upsert(t, ctx, cms.KindResource, `{"id":"c0","title":"After the restart"}`)
+		e.upsert(t, ctx, cms.KindResource, `{"id":"c-0","title":"After the restart"}`)
 		want := feedLines(accountFeed(t, e.svc, "acme", start))
 		if len(want) != 8 {
 			t.Fatalf("feed: %d changes, want 8", len(want))
@@ -286,7 +286,7 @@ func TestSubscriptionHandlerFailure(t *testing.T) {
 		}
 		run(t, e.svc)
 		start := storedCursor(t, e.store, "flaky")
-		e.upsert(t, ctx, cms.KindResource, `{"id":"r1","title":"One"}`)
+		e.upsert(t, ctx, cms.KindResource, `{"id":"res-1","title":"One"}`)
 		eventually(t, "a page handled", func() bool { return len(h.seen()) > 0 })
 		calls := h.snapshot()
 		if len(calls) < 3 {
@@ -390,8 +390,8 @@ func TestSubscriptionTwoInstances(t *testing.T) {
 func TestSubscriptionTakesOverFromDeadHolder(t *testing.T) {
 	forEachChangeDatabase(t, shortLease, func(t *testing.T, e *changes) {
 		ctx := e.as(t, "root")
-		e.upsert(t, ctx, cms.KindResource, `{"id":"r1","title":"Handled by the dead"}`)
-		e.upsert(t, ctx, cms.KindResource, `{"id":"r2","title":"Not yet"}`)
+		e.upsert(t, ctx, cms.KindResource, `{"id":"res-1","title":"Handled by the dead"}`)
+		e.upsert(t, ctx, cms.KindResource, `{"id":"res-2","title":"Not yet"}`)
 		feed := accountFeed(t, e.svc, "acme", "")
 		if len(feed) != 2 {
 			t.Fatalf("feed: %d changes, want 2", len(feed))
@@ -414,7 +414,7 @@ func TestSubscriptionTakesOverFromDeadHolder(t *testing.T) {
 		if early := deadLease - first.at.Sub(taken); early > 0 {
 			t.Errorf("handled %v before the dead holder's lease expired", early)
 		}
-		e.upsert(t, ctx, cms.KindResource, `{"id":"r3","title":"After"}`)
+		e.upsert(t, ctx, cms.KindResource, `{"id":"res-3","title":"After"}`)
 		want := feedLines(accountFeed(t, e.svc, "acme", feed[0].Seq))
 		eventually(t, "every change", func() bool { return len(h.seen()) >= len(want) })
 		if got := h.seen(); !slices.Equal(got, want) {
