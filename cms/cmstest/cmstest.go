@@ -60,10 +60,10 @@ func Run(t *testing.T, open func(t *testing.T) cms.Store) {
 	t.Run("Accounts", func(t *testing.T) { testAccounts(t, open) })
 	t.Run("Logins", func(t *testing.T) { testLogins(t, open) })
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, open) })
+	t.Run("Audit", func(t *testing.T) { testAudit(t, open) })
+	t.Run("Leases", func(t *testing.T) { testLeases(t, open) })
 	t.Run("Batches", func(t *testing.T) { testBatches(t, open) })
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 	t.Run("Browse", func(t *testing.T) { testBrowse(t, open) })
 	t.Run("Files", func(t *testing.T) { testFiles(t, open) })
-	t.Run("Audit", func(t *testing.T) { testAudit(t, open) })
-	t.Run("Leases", func(t *testing.T) { testLeases(t, open) })
 }
