@@ -76,12 +76,12 @@ func changeParameters(path, query func(name, description string, schema *jsonsch
 	return map[string]*apiParameter{
 		"historyId":         path("id", "The record's id (a record called history too).", ref("RecordId"), "lake-walk"),
 		"rev":               path("rev", "The revision.", positive, 3),
-		"historyLimitQuery": limit("revisions", 50),
+		"historyLimitQuery": limit("revisions", cms.DefaultHistoryLimit),
 		"historyAfterQuery": query("after", "The next of the page before: the revisions below it.", positive, 12),
 		"changesAfterQuery": query("after", "The cursor to read after: a seq or next answered before, or now (the "+
 			"present). Left out: from the oldest change kept.",
 			&jsonschema.Schema{Type: "string", Pattern: `^(now|(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?)$`}, "4711.2"),
-		"changesLimitQuery":   limit("changes", 100),
+		"changesLimitQuery":   limit("changes", cms.DefaultChangesLimit),
 		"kindsQuery":          kindList,
 		"webhookId":           path("webhookId", "The webhook's id.", opaque, "wh-3f2a1c9e"),
 		"deliveryId":          path("deliveryId", "The delivery's id (its webhook-id header).", opaque, "msg-7b2c1d0e"),
