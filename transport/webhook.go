@@ -403,7 +403,13 @@ func (h *Handler) webhookBody(w http.ResponseWriter, r *http.Request) (cms.Webho
 	if _, err := buf.ReadFrom(r.Body); err != nil {
 		return cms.WebhookInput{}, bodyReadError(err)
 	}
-	body := bytes.TrimLeft(buf.Bytes(), " \t\r\n")
+	return decodeWebhookInput(buf.Bytes())
+}
+
+// decodeWebhookInput reads the body of a create or update; every
+// refusal is CodeMalformed.
+func decodeWebhookInput(raw []byte) (cms.WebhookInput, error) {
+	body := bytes.TrimLeft(raw, " \t\r\n")
 	if len(body) == 0 || body[0] != '{' {
 		return cms.WebhookInput{}, wrong("webhook body: not a JSON object")
 	}
