@@ -160,4 +160,3 @@ func TestChangesFeedTwoInstances(t *testing.T) {
 		})
 	}
 }
-
