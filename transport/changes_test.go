@@ -2,10 +2,12 @@ package transport
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -157,5 +159,79 @@ func TestChangesFeedRefusals(t *testing.T) {
 	w := e.send("admin", http.MethodGet, "/api/bw/v2/changes?after="+url.QueryEscape(old), "", nil)
 	if w.Code != http.StatusGone || strings.TrimSpace(w.Body.String()) != `{"fail":"Cursor expired"}` {
 		t.Errorf("expired cursor: %d %s", w.Code, w.Body)
+	}
+}
+
+// Two writers on two instances (one on SQLite) while a reader follows
+// the feed through the API: the reader sees every change exactly once, in
+// the order the feed has at rest, and each record's revisions in order.
+func TestChangesFeedFollowedWhileWriting(t *testing.T) {
+	t.Parallel()
+	for _, store := range []string{"sqlite", "postgres"} {
+		t.Run(store, func(t *testing.T) {
+			t.Parallel()
+			in := newInstances(t, store, nil)
+			tok := in.e.token("admin")
+			read := func(i int, after string) changesAnswer {
+				w := newRecorder()
+				in.hs[i%len(in.hs)].ServeHTTP(w, newRequest(http.MethodGet, "/api/bw/v2/changes?limit=7&after="+url.QueryEscape(after), "", tok))
+				var a changesAnswer
+				if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &a) != nil {
+					t.Errorf("follow: %d %s", w.Code, w.Body)
+				}
+				return a
+			}
+			start := read(0, "now").Next
+			const writers, writes = 2, 40
+			var wg sync.WaitGroup
+			for wr := range writers {
+				wg.Go(func() {
+					for i := range writes {
+						// Few ids, so revisions of one record come from both writers.
+						id := fmt.Sprintf("walk-%d", i%5)
+						if code, body := in.post(wr, "/api/bw/v2/resource", fmt.Sprintf(`{"id":%q,"title":"W%d-%d"}`, id, wr, i)); code >= 300 {
+							t.Errorf("write: %d %s", code, body)
+						}
+					}
+				})
+			}
+			writing := make(chan struct{})
+			go func() { wg.Wait(); close(writing) }()
+			var followed []string
+			after, done := start, false
+			for i := 0; ; i++ {
+				select {
+				case <-writing:
+					done = true
+				default:
+				}
+				page := read(i, after)
+				followed = append(followed, page.names()...)
+				after = page.Next
+				if done && len(page.Changes) == 0 {
+					break
+				}
+			}
+			var atRest []string
+			for after := start; ; {
+				page := read(0, after)
+				if len(page.Changes) == 0 {
+					break
+				}
+				atRest, after = append(atRest, page.names()...), page.Next
+			}
+			if len(atRest) == 0 || strings.Join(followed, "|") != strings.Join(atRest, "|") {
+				t.Fatalf("followed %d changes, the feed at rest has %d:\n%q\n%q", len(followed), len(atRest), followed, atRest)
+			}
+			last := map[string]int64{}
+			for _, n := range followed {
+				f := strings.Fields(n)
+				rev, _ := strconv.ParseInt(f[3], 10, 64)
+				if rev != last[f[1]]+1 && last[f[1]] != 0 {
+					t.Errorf("%s: revision %d after %d", f[1], rev, last[f[1]])
+				}
+				last[f[1]] = rev
+			}
+		})
 	}
 }
