@@ -75,10 +75,11 @@ func TestChangesFeed(t *testing.T) {
 		var walked []string
 		after := ""
 		for range 10 {
-			page := e.changes("admin", "limit=1&after="+url.QueryEscape(after))
-			if after == "" {
-				page = e.changes("admin", "limit=1")
+			query := "limit=1"
+			if after != "" {
+				query += "&after=" + url.QueryEscape(after)
 			}
+			page := e.changes("admin", query)
 			walked = append(walked, page.names()...)
 			if len(page.Changes) == 0 {
 				break
@@ -152,6 +153,7 @@ func TestChangesFeedRefusals(t *testing.T) {
 	// old cursor has expired.
 	runFlow(t, e, []step{{user: "admin", method: http.MethodPost, path: "/api/bw/v2/resource", body: `{"id":"lake-walk","title":"Lake path"}`, status: 202}})
 	e.clock.Advance(2 * time.Hour)
+	delete(e.tokens, "admin") // expired
 	runFlow(t, e, []step{{user: "admin", method: http.MethodPost, path: "/api/bw/v2/resource", body: `{"id":"lake-walk","title":"Lake road"}`, status: 202}})
 	if err := e.svc.Purge(t.Context()); err != nil {
 		t.Fatal(err)

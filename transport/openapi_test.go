@@ -434,6 +434,53 @@ func TestOpenAPIContract(t *testing.T) {
 
 		id := op.OperationID
 		switch {
+		case strings.HasSuffix(id, "History") && kind != "":
+			add("history", 200, request(op.method, path+"?limit=2", "", "admin"))
+			add("limit 0", 400, request(op.method, path+"?limit=0", "", "admin"))
+		case strings.HasSuffix(id, "Revision") && kind != "":
+			add("revision", 200, request(op.method, path, "", "admin"))
+			add("no such revision", 404, request(op.method, fill(map[string]string{"rev": "999"}), "", "admin"))
+			if kind == cms.KindResource {
+				add("a tombstone", 200, request(op.method, fill(map[string]string{"id": "gone-walk"}), "", "admin"))
+			}
+		case id == "listChanges":
+			add("the feed", 200, request(op.method, path+"?limit=2&kinds=resource,map", "", "admin"))
+			add("from now", 200, request(op.method, path+"?after=now", "", "reader"))
+			add("no kind readable", 403, request(op.method, path, "", "librarian"))
+			add("malformed cursor", 400, request(op.method, path+"?after=x", "", "admin"))
+		case id == "createWebhook":
+			add("made", 201, request(op.method, path, `{"url":"https://hooks.example.com/two","events":["map.delete"]}`, "admin"))
+			add("made with a secret", 201, request(op.method, path, `{"url":"https://hooks.example.com/three","secret":"whsec_`+strings.Repeat("QUFB", 8)+`"}`, "admin"))
+			add("without the permission", 403, request(op.method, path, `{}`, "reader"))
+			add("unknown member", 400, request(op.method, path, `{"url":"https://hooks.example.com/x","nope":1}`, "admin"))
+			add("private address", 409, request(op.method, path, `{"url":"http://10.0.0.1/x"}`, "admin"))
+			add("too large", 413, tooLarge(request(op.method, path, `{}`, "admin")))
+		case id == "listWebhooks", id == "getWebhook":
+			add("read", 200, request(op.method, path, "", "admin"))
+			add("without the permission", 403, request(op.method, path, "", "reader"))
+			if id == "getWebhook" {
+				add("missing", 404, request(op.method, fill(map[string]string{"webhookId": "wh_missing"}), "", "admin"))
+				add("trailing slash", 400, request(op.method, path+"/", "", "admin"))
+			}
+		case id == "updateWebhook":
+			add("changed", 200, request(op.method, path, `{"enabled":true}`, "admin"))
+			add("missing", 404, request(op.method, fill(map[string]string{"webhookId": "wh_missing"}), `{"enabled":true}`, "admin"))
+			add("wrong type", 400, request(op.method, path, `{"enabled":"yes"}`, "admin"))
+			add("not http", 409, request(op.method, path, `{"url":"ftp://hooks.example.com/"}`, "admin"))
+		case id == "deleteWebhook":
+			add("deleted", 202, request(op.method, fill(map[string]string{"webhookId": hook()}), "", "admin"))
+			add("missing", 404, request(op.method, fill(map[string]string{"webhookId": "wh_missing"}), "", "admin"))
+		case id == "listWebhookDeliveries":
+			add("the log", 200, request(op.method, path+"?status=delivered", "", "admin"))
+			add("bad status", 400, request(op.method, path+"?status=lost", "", "admin"))
+			add("missing", 404, request(op.method, fill(map[string]string{"webhookId": "wh_missing"}), "", "admin"))
+		case id == "retryWebhookDelivery":
+			add("retried", 202, request(op.method, path, "", "admin"))
+			add("no such delivery", 404, request(op.method, fill(map[string]string{"deliveryId": "msg_missing"}), "", "admin"))
+		case id == "listAudit":
+			add("the list", 200, request(op.method, path+"?limit=5", "", "admin"))
+			add("without the permission", 403, request(op.method, path, "", "reader"))
+			add("before 0", 400, request(op.method, path+"?before=0", "", "admin"))
 		case id == "uploadFile":
 			unique++
 			fresh := pngImage(t, 100+unique, 80, 92)
@@ -526,53 +573,6 @@ func TestOpenAPIContract(t *testing.T) {
 			add("problems", 409, request(op.method, path, `[{"id":"x-1","nope":1}]`, "admin"))
 			add("not an array", 400, request(op.method, path, `{}`, "admin"))
 			add("too large", 413, tooLarge(request(op.method, path, `[]`, "admin")))
-		case strings.HasSuffix(id, "History") && kind != "":
-			add("history", 200, request(op.method, path+"?limit=2", "", "admin"))
-			add("limit 0", 400, request(op.method, path+"?limit=0", "", "admin"))
-		case strings.HasSuffix(id, "Revision") && kind != "":
-			add("revision", 200, request(op.method, path, "", "admin"))
-			add("no such revision", 404, request(op.method, fill(map[string]string{"rev": "999"}), "", "admin"))
-			if kind == cms.KindResource {
-				add("a tombstone", 200, request(op.method, fill(map[string]string{"id": "gone-walk"}), "", "admin"))
-			}
-		case id == "listChanges":
-			add("the feed", 200, request(op.method, path+"?limit=2&kinds=resource,map", "", "admin"))
-			add("from now", 200, request(op.method, path+"?after=now", "", "reader"))
-			add("no kind readable", 403, request(op.method, path, "", "librarian"))
-			add("malformed cursor", 400, request(op.method, path+"?after=x", "", "admin"))
-		case id == "createWebhook":
-			add("made", 201, request(op.method, path, `{"url":"https://hooks.example.com/two","events":["map.delete"]}`, "admin"))
-			add("made with a secret", 201, request(op.method, path, `{"url":"https://hooks.example.com/three","secret":"whsec_`+strings.Repeat("QUFB", 8)+`"}`, "admin"))
-			add("without the permission", 403, request(op.method, path, `{}`, "reader"))
-			add("unknown member", 400, request(op.method, path, `{"url":"https://hooks.example.com/x","nope":1}`, "admin"))
-			add("private address", 409, request(op.method, path, `{"url":"http://10.0.0.1/x"}`, "admin"))
-			add("too large", 413, tooLarge(request(op.method, path, `{}`, "admin")))
-		case id == "listWebhooks", id == "getWebhook":
-			add("read", 200, request(op.method, path, "", "admin"))
-			add("without the permission", 403, request(op.method, path, "", "reader"))
-			if id == "getWebhook" {
-				add("missing", 404, request(op.method, fill(map[string]string{"webhookId": "wh_missing"}), "", "admin"))
-				add("trailing slash", 400, request(op.method, path+"/", "", "admin"))
-			}
-		case id == "updateWebhook":
-			add("changed", 200, request(op.method, path, `{"enabled":true}`, "admin"))
-			add("missing", 404, request(op.method, fill(map[string]string{"webhookId": "wh_missing"}), `{"enabled":true}`, "admin"))
-			add("wrong type", 400, request(op.method, path, `{"enabled":"yes"}`, "admin"))
-			add("not http", 409, request(op.method, path, `{"url":"ftp://hooks.example.com/"}`, "admin"))
-		case id == "deleteWebhook":
-			add("deleted", 202, request(op.method, fill(map[string]string{"webhookId": hook()}), "", "admin"))
-			add("missing", 404, request(op.method, fill(map[string]string{"webhookId": "wh_missing"}), "", "admin"))
-		case id == "listWebhookDeliveries":
-			add("the log", 200, request(op.method, path+"?status=delivered", "", "admin"))
-			add("bad status", 400, request(op.method, path+"?status=lost", "", "admin"))
-			add("missing", 404, request(op.method, fill(map[string]string{"webhookId": "wh_missing"}), "", "admin"))
-		case id == "retryWebhookDelivery":
-			add("retried", 202, request(op.method, path, "", "admin"))
-			add("no such delivery", 404, request(op.method, fill(map[string]string{"deliveryId": "msg_missing"}), "", "admin"))
-		case id == "listAudit":
-			add("the list", 200, request(op.method, path+"?limit=5", "", "admin"))
-			add("without the permission", 403, request(op.method, path, "", "reader"))
-			add("before 0", 400, request(op.method, path+"?before=0", "", "admin"))
 		case strings.HasPrefix(id, "get") && kind != "":
 			add("get", 200, request(op.method, path, "", "admin"))
 		case id == "login":

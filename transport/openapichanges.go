@@ -153,7 +153,7 @@ func (b *apiBuilder) changePaths() {
 	badBody := fail(`A body that is not one strict JSON object, or names a member not listed: {"fail":"Wrong request"}.`)
 	invalid := fail("Every problem of the body, one per line (a url that is not http(s) or on a private network, an " +
 		"unknown event, a kind the caller may not read).")
-	notFound := fail(`No such webhook of the account: {"fail":"Not found"}.`)
+	notFound := fail(`No such webhook in the account (another account's webhooks are none): {"fail": a text saying so}.`)
 	b.paths.add(base, http.MethodPost, &apiOperation{
 		Tags: tags, OperationID: "createWebhook", Summary: "Make a webhook",
 		Description: "A webhook of the account acting for the caller: one message per change of the events asked, " +
@@ -217,7 +217,7 @@ func (b *apiBuilder) changePaths() {
 		Parameters: []*apiParameter{param("webhookId"), param("deliveryId")},
 		Responses: common(map[string]*apiResponse{
 			"202": jsonAnswer("Queued: the delivery as it is now.", ref("Delivery")),
-			"404": fail(`No such webhook, or no such delivery of it: {"fail":"Not found"}.`),
+			"404": fail(`No such webhook, or no such delivery of it: {"fail": a text saying so}.`),
 		}, "400"),
 	})
 
