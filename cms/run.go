@@ -28,6 +28,7 @@ func (s *Service) Run(ctx context.Context) error {
 	s.log.InfoContext(ctx, "cms: running", "batch_workers", workers, "purge_every", s.opts.PurgeEvery.String())
 	var wg sync.WaitGroup
 	wg.Go(func() { s.purgeEvery(ctx) })
+	wg.Go(func() { s.runSubscriptions(ctx) })
 	if workers > 0 {
 		wg.Go(func() { s.runWorkers(ctx, workers) })
 	}
