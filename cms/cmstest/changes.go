@@ -206,6 +206,10 @@ func testChanges(t *testing.T, open func(t *testing.T) cms.Store) {
 		wantCode(t, err, cms.CodeNotFound, "RecordRevision of another kind")
 		_, err = s.LastRevision(ctx, "c", cms.KindResource, "r-1")
 		wantCode(t, err, cms.CodeNotFound, "LastRevision in an account without it")
+		// An upsert of a record that has no row writes no change.
+		inChanges(t, s, "a", "", at(6), []cms.ChangeRef{{Kind: cms.KindResource, ID: "ghost", Op: cms.ChangeUpsert}}, nil)
+		_, err = s.LastRevision(ctx, "a", cms.KindResource, "ghost")
+		wantCode(t, err, cms.CodeNotFound, "LastRevision of an upsert without a record")
 	})
 
 	t.Run("Lists", func(t *testing.T) {

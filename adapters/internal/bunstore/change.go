@@ -152,20 +152,21 @@ func (s *Store) appendRun(ctx context.Context, set cms.ChangeSet, refs []cms.Cha
 // its first step is change_tail, whose position every row takes; each
 // change copies its record's row (the document, the update time) and
 // assignment lists as the transaction left them, and numbers itself one
-// above the record's last revision. Its arguments: the account (three
+// above the record's last revision; an upsert whose record has no row
+// writes none, as on SQLite. Its arguments: the account (three
 // times: change_tail, the row, the revision look-up), the time of
 // deletes, the author, source's, the account.
 func (s *Store) appendChangesText(source string) string {
 	return "WITH pos AS MATERIALIZED (SELECT change_tail(?) AS seq) " +
 		"INSERT INTO changes (commit_seq, account, kind, record_id, rev, op, time, author, document, lists) " +
 		"SELECT pos.seq, ?, r.kind, r.id, COALESCE((SELECT rev FROM changes WHERE " + changeKey +
-		" = ? || '/' || r.kind || '/' || r.id ORDER BY rev DESC LIMIT 1), 0) + 1, r.op, COALESCE(rec.updated_at, ?), ?, rec.doc, " +
+		" = ? || '/' || r.kind || '/' || r.id ORDER BY rev DESC LIMIT 1), 0) + 1, r.op, CASE WHEN r.op = 'delete' THEN ? ELSE rec.updated_at END, ?, rec.doc, " +
 		"CASE WHEN rec.id IS NULL THEN NULL WHEN r.kind = '" + string(cms.KindResource) + "' THEN " + s.listsOf(resourceSide) +
 		" WHEN r.kind = '" + string(cms.KindMap) + "' THEN " + s.listsOf(mapSide) + " END FROM " + source + " CROSS JOIN pos " +
 		// A look-up of each record by its key, whatever the planner
 		// thinks of the list's length (KeyLookups).
 		"LEFT JOIN LATERAL (SELECT account, id, updated_at, doc FROM records WHERE account = ? AND kind = r.kind " +
-		"AND id = r.id AND r.op = 'upsert' OFFSET 0) AS rec ON true ORDER BY r.n"
+		"AND id = r.id AND r.op = 'upsert' OFFSET 0) AS rec ON true WHERE r.op = 'delete' OR rec.id IS NOT NULL ORDER BY r.n"
 }
 
 // listsOf is the JSON of the assignment lists of the record rec, owner
