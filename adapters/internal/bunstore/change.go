@@ -62,12 +62,13 @@ func (s *Store) AppendChanges(ctx context.Context, set cms.ChangeSet) error {
 	}
 	if s.postgres() {
 		kinds, ids, ops := make([]string, len(set.Refs)), make([]string, len(set.Refs)), make([]string, len(set.Refs))
+		touched := make([]bool, len(set.Refs))
 		for i, r := range set.Refs {
-			kinds[i], ids[i], ops[i] = string(r.Kind), r.ID, string(r.Op)
+			kinds[i], ids[i], ops[i], touched[i] = string(r.Kind), r.ID, string(r.Op), r.Touched
 		}
-		_, err := s.exec(ctx, s.appendChangesText("unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[])) "+
-			"WITH ORDINALITY AS r(kind, id, op, n)"),
-			set.Account, set.Account, set.Account, micros(set.Time), set.Author, kinds, ids, ops, set.Account)
+		_, err := s.exec(ctx, s.appendChangesText("unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS boolean[])) "+
+			"WITH ORDINALITY AS r(kind, id, op, touched, n)"),
+			set.Account, set.Account, set.Account, micros(set.Time), set.Author, kinds, ids, ops, touched, set.Account)
 		return err
 	}
 	// SQLite, whose statements cost their CPU rather than a round trip:
@@ -83,12 +84,13 @@ func (s *Store) AppendChanges(ctx context.Context, set cms.ChangeSet) error {
 	return nil
 }
 
-// refRuns yields refs in runs of one kind and operation, in order.
+// refRuns yields refs in runs of one kind, operation and touch, in
+// order.
 func refRuns(refs []cms.ChangeRef) func(yield func([]cms.ChangeRef) bool) {
 	return func(yield func([]cms.ChangeRef) bool) {
 		start := 0
 		for i := 1; i <= len(refs); i++ {
-			if i == len(refs) || refs[i].Kind != refs[start].Kind || refs[i].Op != refs[start].Op {
+			if i == len(refs) || refs[i].Kind != refs[start].Kind || refs[i].Op != refs[start].Op || refs[i].Touched != refs[start].Touched {
 				if !yield(refs[start:i]) {
 					return
 				}
@@ -128,11 +130,11 @@ func (s *Store) appendRun(ctx context.Context, set cms.ChangeSet, refs []cms.Cha
 			set.Account, kind, keyOf(set.Account, kind), micros(set.Time), set.Author, list)
 		return err
 	}
-	lists := "NULL"
-	switch refs[0].Kind {
-	case cms.KindResource:
+	lists := "NULL" // and for a touched Map (cms.ChangeRef.Touched)
+	switch {
+	case refs[0].Kind == cms.KindResource:
 		lists = s.listsOf(resourceSide)
-	case cms.KindMap:
+	case refs[0].Kind == cms.KindMap && !refs[0].Touched:
 		lists = s.listsOf(mapSide)
 	}
 	query := cols + "SELECT rec.account, rec.kind, rec.id, " + fmt.Sprintf(lastRev, "rec.account || '/' || rec.kind || '/' || rec.id") +
@@ -148,10 +150,12 @@ func (s *Store) appendRun(ctx context.Context, set cms.ChangeSet, refs []cms.Cha
 }
 
 // appendChangesText is PostgreSQL's statement that writes the changes
-// of the refs source (a row source r of kind, id, op and n, their order):
+// of the refs source (a row source r of kind, id, op, touched and n,
+// their order):
 // its first step is change_tail, whose position every row takes; each
 // change copies its record's row (the document, the update time) and
-// assignment lists as the transaction left them, and numbers itself one
+// assignment lists as the transaction left them (none for a touched
+// Map: cms.ChangeRef.Touched), and numbers itself one
 // above the record's last revision; an upsert whose record has no row
 // writes none, as on SQLite. Its arguments: the account (three
 // times: change_tail, the row, the revision look-up), the time of
@@ -162,7 +166,7 @@ func (s *Store) appendChangesText(source string) string {
 		"SELECT pos.seq, ?, r.kind, r.id, COALESCE((SELECT rev FROM changes WHERE " + changeKey +
 		" = ? || '/' || r.kind || '/' || r.id ORDER BY rev DESC LIMIT 1), 0) + 1, r.op, CASE WHEN r.op = 'delete' THEN ? ELSE rec.updated_at END, ?, rec.doc, " +
 		"CASE WHEN rec.id IS NULL THEN NULL WHEN r.kind = '" + string(cms.KindResource) + "' THEN " + s.listsOf(resourceSide) +
-		" WHEN r.kind = '" + string(cms.KindMap) + "' THEN " + s.listsOf(mapSide) + " END FROM " + source + " CROSS JOIN pos " +
+		" WHEN r.kind = '" + string(cms.KindMap) + "' AND NOT r.touched THEN " + s.listsOf(mapSide) + " END FROM " + source + " CROSS JOIN pos " +
 		// A look-up of each record by its key, whatever the planner
 		// thinks of the list's length (KeyLookups).
 		"LEFT JOIN LATERAL (SELECT account, id, updated_at, doc FROM records WHERE account = ? AND kind = r.kind " +
