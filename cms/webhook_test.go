@@ -175,6 +175,7 @@ func TestWebhookManagement(t *testing.T) {
 			t.Fatalf("secret made: %q", secret)
 		}
 		given := "whsec_" + base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef"))
+		e.clock.Advance(time.Second) // listed oldest first
 		w2, secret2, err := e.svc.CreateWebhook(ctx, cms.WebhookInput{URL: ptr("http://hooks.example.com/two"),
 			Events: []string{"resource.upsert", "resource.delete", "resource.upsert"}, Secret: &given, Enabled: ptr(false)})
 		if err != nil {
