@@ -22,6 +22,7 @@ type hooks struct {
 	store  cms.Store
 	clock  *testenv.Clock
 	sender *fakeSender
+	obs    *hookObserver
 	seen   int // messages deliver has answered
 }
 
@@ -44,14 +45,14 @@ func forEachHookDatabase(t *testing.T, adjust func(*cms.Options), test func(t *t
 			t.Parallel()
 			st := db.Open(t)
 			clock := testenv.NewClock()
-			sender := &fakeSender{}
+			sender, obs := &fakeSender{}, &hookObserver{}
 			svc := testenv.NewService(t, st, clock, func(o *cms.Options) {
-				o.WebhookSender = sender
+				o.WebhookSender, o.Observer = sender, obs
 				if adjust != nil {
 					adjust(o)
 				}
 			}, hookAccounts...)
-			test(t, &hooks{svc: svc, store: st, clock: clock, sender: sender})
+			test(t, &hooks{svc: svc, store: st, clock: clock, sender: sender, obs: obs})
 		})
 	}
 }
