@@ -435,7 +435,7 @@ func TestWebhookAudit(t *testing.T) {
 		if err := e.svc.SetDisabled(t.Context(), "mapper", true); err != nil {
 			t.Fatal(err)
 		}
-		e.upsert(t, e.as(t, "root"), cms.KindMap, `{"id":"m1","title":"Map"}`)
+		e.upsert(t, e.as(t, "root"), cms.KindMap, `{"id":"map1","title":"Map"}`)
 		e.deliver(t)
 		w2, _ := e.create(t, e.as(t, "root"), cms.WebhookInput{})
 		if err := e.svc.DeleteWebhook(e.as(t, "root"), w2.ID); err != nil {

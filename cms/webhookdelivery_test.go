@@ -84,13 +84,13 @@ func (o *hookObserver) DeliveryFailed() {
 func TestWebhookDeliveries(t *testing.T) {
 	forEachHookDatabase(t, nil, func(t *testing.T, e *hooks) {
 		root := e.as(t, "root")
-		e.upsert(t, root, cms.KindResource, `{"id":"r0","title":"Before","type":"POI"}`)
+		e.upsert(t, root, cms.KindResource, `{"id":"res0","title":"Before"}`)
 		w, secret := e.create(t, root, cms.WebhookInput{})
-		e.upsert(t, root, cms.KindResource, `{"id":"r1","title":"Rock","type":"POI"}`)
-		e.upsert(t, root, cms.KindResource, `{"id":"r1","title":"Rock face","type":"POI"}`)
-		e.delete(t, root, cms.KindResource, "r1")
-		e.upsert(t, e.as(t, "otto"), cms.KindResource, `{"id":"o1","title":"Other","type":"POI"}`)
-		if _, err := e.svc.SubmitBatch(root, cms.KindResource, []byte(`[{"id":"b1","title":"One","type":"POI"},{"id":"b2","title":"Two","type":"POI"}]`)); err != nil {
+		e.upsert(t, root, cms.KindResource, `{"id":"res1","title":"Rock"}`)
+		e.upsert(t, root, cms.KindResource, `{"id":"res1","title":"Rock face"}`)
+		e.delete(t, root, cms.KindResource, "res1")
+		e.upsert(t, e.as(t, "otto"), cms.KindResource, `{"id":"oth1","title":"Other"}`)
+		if _, err := e.svc.SubmitBatch(root, cms.KindResource, []byte(`[{"id":"bat1","title":"One"},{"id":"bat2","title":"Two"}]`)); err != nil {
 			t.Fatal(err)
 		}
 		if ok, err := e.svc.ProcessBatch(root, "test"); !ok || err != nil {
@@ -98,8 +98,8 @@ func TestWebhookDeliveries(t *testing.T) {
 		}
 		e.clock.Advance(time.Minute)
 		msgs := e.deliver(t)
-		want := []string{"resource.upsert r1 1", "resource.upsert r1 2", "resource.delete r1 3",
-			"resource.upsert b1 1", "resource.upsert b2 1"}
+		want := []string{"resource.upsert res1 1", "resource.upsert res1 2", "resource.delete res1 3",
+			"resource.upsert bat1 1", "resource.upsert bat2 1"}
 		if got := sentNames(t, msgs); !slices.Equal(got, want) {
 			t.Fatalf("sent:\n got %q\nwant %q", got, want)
 		}
@@ -142,10 +142,10 @@ func TestWebhookFilters(t *testing.T) {
 		a, _ := e.create(t, root, cms.WebhookInput{URL: ptr("https://a.example.com/"), Events: []string{"resource.delete", "map.upsert"}})
 		b, _ := e.create(t, e.as(t, "mapper"), cms.WebhookInput{URL: ptr("https://b.example.com/")})
 		c, _ := e.create(t, e.as(t, "hooker"), cms.WebhookInput{URL: ptr("https://c.example.com/")})
-		e.upsert(t, root, cms.KindMap, `{"id":"m1","title":"Map"}`)
-		e.upsert(t, root, cms.KindResource, `{"id":"r1","title":"Rock","type":"POI"}`)
-		e.delete(t, root, cms.KindResource, "r1")
-		e.delete(t, root, cms.KindMap, "m1")
+		e.upsert(t, root, cms.KindMap, `{"id":"map1","title":"Map"}`)
+		e.upsert(t, root, cms.KindResource, `{"id":"res1","title":"Rock"}`)
+		e.delete(t, root, cms.KindResource, "res1")
+		e.delete(t, root, cms.KindMap, "map1")
 		byURL := func(msgs []cms.WebhookMessage) map[string][]string {
 			got := map[string][]string{}
 			for _, m := range msgs {
@@ -155,9 +155,9 @@ func TestWebhookFilters(t *testing.T) {
 		}
 		got := byURL(e.deliver(t))
 		want := map[string][]string{
-			"https://a.example.com/": {"map.upsert m1 1", "resource.delete r1 2"},
-			"https://b.example.com/": {"map.upsert m1 1", "map.delete m1 2"},
-			"https://c.example.com/": {"resource.upsert r1 1", "resource.delete r1 2"},
+			"https://a.example.com/": {"map.upsert map1 1", "resource.delete res1 2"},
+			"https://b.example.com/": {"map.upsert map1 1", "map.delete map1 2"},
+			"https://c.example.com/": {"resource.upsert res1 1", "resource.delete res1 2"},
 		}
 		for u, w := range want {
 			if !slices.Equal(got[u], w) {
@@ -168,9 +168,9 @@ func TestWebhookFilters(t *testing.T) {
 		if err := e.svc.SetPerms(t.Context(), "mapper", []string{"webhook:*"}); err != nil {
 			t.Fatal(err)
 		}
-		e.upsert(t, root, cms.KindMap, `{"id":"m2","title":"Map"}`)
+		e.upsert(t, root, cms.KindMap, `{"id":"map2","title":"Map"}`)
 		got = byURL(e.deliver(t))
-		if len(got) != 1 || !slices.Equal(got["https://a.example.com/"], []string{"map.upsert m2 1"}) {
+		if len(got) != 1 || !slices.Equal(got["https://a.example.com/"], []string{"map.upsert map2 1"}) {
 			t.Fatalf("after mapper lost maps: %q", got)
 		}
 		// mapper disabled, hooker deleted: their webhooks are disabled.
@@ -180,10 +180,10 @@ func TestWebhookFilters(t *testing.T) {
 		if err := e.svc.DeleteUser(t.Context(), "hooker"); err != nil {
 			t.Fatal(err)
 		}
-		e.upsert(t, root, cms.KindResource, `{"id":"r2","title":"Rock","type":"POI"}`)
-		e.upsert(t, root, cms.KindMap, `{"id":"m3","title":"Map"}`)
+		e.upsert(t, root, cms.KindResource, `{"id":"res2","title":"Rock"}`)
+		e.upsert(t, root, cms.KindMap, `{"id":"map3","title":"Map"}`)
 		got = byURL(e.deliver(t))
-		if len(got) != 1 || !slices.Equal(got["https://a.example.com/"], []string{"map.upsert m3 1"}) {
+		if len(got) != 1 || !slices.Equal(got["https://a.example.com/"], []string{"map.upsert map3 1"}) {
 			t.Fatalf("after the users went: %q", got)
 		}
 		for id, reason := range map[string]string{b.ID: "user mapper disabled", c.ID: "user hooker deleted"} {
@@ -208,11 +208,11 @@ func TestWebhookRetries(t *testing.T) {
 		root := e.as(t, "root")
 		w, _ := e.create(t, root, cms.WebhookInput{})
 		e.sender.answerWith(answerStatus(503))
-		e.upsert(t, root, cms.KindResource, `{"id":"r1","title":"One","type":"POI"}`)
-		e.upsert(t, root, cms.KindResource, `{"id":"r1","title":"One again","type":"POI"}`)
-		e.upsert(t, root, cms.KindResource, `{"id":"r2","title":"Two","type":"POI"}`)
+		e.upsert(t, root, cms.KindResource, `{"id":"res1","title":"One"}`)
+		e.upsert(t, root, cms.KindResource, `{"id":"res1","title":"One again"}`)
+		e.upsert(t, root, cms.KindResource, `{"id":"res2","title":"Two"}`)
 		start := e.clock.Now()
-		if got := sentNames(t, e.deliver(t)); !slices.Equal(got, []string{"resource.upsert r1 1", "resource.upsert r2 1"}) {
+		if got := sentNames(t, e.deliver(t)); !slices.Equal(got, []string{"resource.upsert res1 1", "resource.upsert res2 1"}) {
 			t.Fatalf("first round: %q", got)
 		}
 		if got := e.deliver(t); len(got) != 0 {
@@ -228,15 +228,15 @@ func TestWebhookRetries(t *testing.T) {
 			t.Fatalf("no delivery of %s %d", id, rev)
 			return cms.Delivery{}
 		}
-		d := find("r2", 1)
+		d := find("res2", 1)
 		if d.Status != cms.DeliveryPending || d.Attempts != 1 || d.LastStatus != 503 || d.LastError != "answered HTTP 503" ||
 			d.Response != "status 503" || !d.Finished.IsZero() {
 			t.Fatalf("after a failed attempt: %+v", d)
 		}
-		// Follow r2 attempt by attempt.
+		// Follow res2 attempt by attempt.
 		var waits []time.Duration
 		for range 100 {
-			d = find("r2", 1)
+			d = find("res2", 1)
 			if d.Status != cms.DeliveryPending {
 				break
 			}
@@ -245,7 +245,7 @@ func TestWebhookRetries(t *testing.T) {
 			e.deliver(t)
 		}
 		if d.Status != cms.DeliveryFailed || d.Finished.Before(start.Add(time.Hour)) || d.Attempts != len(waits)+1 {
-			t.Fatalf("r2 after %d waits: %+v", len(waits), d)
+			t.Fatalf("res2 after %d waits: %+v", len(waits), d)
 		}
 		for i, wait := range waits[:len(waits)-1] { // the last is cut short by the end of the retries
 			full := min(5*time.Second<<i, time.Hour)
@@ -253,26 +253,26 @@ func TestWebhookRetries(t *testing.T) {
 				t.Errorf("wait %d: %v, want %v less up to a fifth", i+1, wait, full)
 			}
 		}
-		// r1's second delivery waits for its first, then goes.
+		// res1's second delivery waits for its first, then goes.
 		e.clock.Advance(2 * time.Hour)
 		e.sender.answerWith(nil)
 		e.deliver(t)
-		if d := find("r1", 1); d.Status != cms.DeliveryFailed {
-			t.Fatalf("r1 1: %+v", d)
+		if d := find("res1", 1); d.Status != cms.DeliveryFailed {
+			t.Fatalf("res1 1: %+v", d)
 		}
-		if d := find("r1", 2); d.Status != cms.DeliveryDelivered || d.Attempts != 1 {
-			t.Fatalf("r1 2: %+v", d)
+		if d := find("res1", 2); d.Status != cms.DeliveryDelivered || d.Attempts != 1 {
+			t.Fatalf("res1 2: %+v", d)
 		}
-		var r1 []string
+		var res1 []string
 		for _, n := range sentNames(t, e.sender.messages()) {
-			if strings.Contains(n, " r1 ") {
-				r1 = append(r1, n)
+			if strings.Contains(n, " res1 ") {
+				res1 = append(res1, n)
 			}
 		}
-		if last := r1[len(r1)-1]; last != "resource.upsert r1 2" || slices.Index(r1, last) != len(r1)-1 {
-			t.Fatalf("r1's messages out of order: %q", r1)
+		if last := res1[len(res1)-1]; last != "resource.upsert res1 2" || slices.Index(res1, last) != len(res1)-1 {
+			t.Fatalf("res1's messages out of order: %q", res1)
 		}
-		// The failures in a row ended with r1's second delivery.
+		// The failures in a row ended with res1's second delivery.
 		if got, _ := e.svc.GetWebhook(root, w.ID); got.FailedInRow != 0 || !got.Enabled {
 			t.Fatalf("webhook: %+v", got)
 		}
@@ -285,11 +285,11 @@ func TestWebhookObserved(t *testing.T) {
 	forEachHookDatabase(t, func(o *cms.Options) { o.WebhookRetryFor = time.Minute }, func(t *testing.T, e *hooks) {
 		root := e.as(t, "root")
 		e.create(t, root, cms.WebhookInput{})
-		e.upsert(t, root, cms.KindResource, `{"id":"r1","title":"One","type":"POI"}`)
+		e.upsert(t, root, cms.KindResource, `{"id":"res1","title":"One"}`)
 		e.clock.Advance(3 * time.Second)
 		e.deliver(t)
 		e.sender.answerWith(answerStatus(500))
-		e.upsert(t, root, cms.KindResource, `{"id":"r2","title":"Two","type":"POI"}`)
+		e.upsert(t, root, cms.KindResource, `{"id":"res2","title":"Two"}`)
 		e.deliver(t)
 		e.clock.Advance(2 * time.Minute)
 		e.deliver(t)
@@ -316,7 +316,7 @@ func TestWebhookDisabledAfterFailures(t *testing.T) {
 		failing := func(n int, first int) {
 			t.Helper()
 			for i := range n {
-				e.upsert(t, root, cms.KindResource, fmt.Sprintf(`{"id":"f%d","title":"F","type":"POI"}`, first+i))
+				e.upsert(t, root, cms.KindResource, fmt.Sprintf(`{"id":"fail%d","title":"F"}`, first+i))
 			}
 		}
 		e.sender.answerWith(answerStatus(500))
@@ -328,7 +328,7 @@ func TestWebhookDisabledAfterFailures(t *testing.T) {
 			t.Fatalf("after 4 failures: %+v", got)
 		}
 		e.sender.answerWith(nil)
-		e.upsert(t, root, cms.KindResource, `{"id":"ok","title":"OK","type":"POI"}`)
+		e.upsert(t, root, cms.KindResource, `{"id":"fine","title":"OK"}`)
 		e.deliver(t)
 		if got, _ := e.svc.GetWebhook(root, w.ID); got.FailedInRow != 0 {
 			t.Fatalf("after a delivery: %+v", got)
@@ -337,7 +337,7 @@ func TestWebhookDisabledAfterFailures(t *testing.T) {
 		failing(5, 10)
 		e.deliver(t)
 		e.clock.Advance(30 * time.Second)
-		e.upsert(t, root, cms.KindResource, `{"id":"late","title":"Late","type":"POI"}`)
+		e.upsert(t, root, cms.KindResource, `{"id":"late","title":"Late"}`)
 		e.deliver(t)
 		e.clock.Advance(31 * time.Second)
 		e.deliver(t)
@@ -356,7 +356,7 @@ func TestWebhookDisabledAfterFailures(t *testing.T) {
 		}
 		before := len(e.log(t, root, w.ID))
 		e.sender.answerWith(nil)
-		e.upsert(t, root, cms.KindResource, `{"id":"off","title":"Off","type":"POI"}`)
+		e.upsert(t, root, cms.KindResource, `{"id":"off","title":"Off"}`)
 		if msgs := e.deliver(t); len(msgs) != 0 || len(e.log(t, root, w.ID)) != before {
 			t.Fatalf("a disabled webhook delivered %q", sentNames(t, msgs))
 		}
@@ -378,7 +378,7 @@ func TestRetryDelivery(t *testing.T) {
 		ctx := e.as(t, "hooker")
 		w, _ := e.create(t, ctx, cms.WebhookInput{})
 		e.sender.answerWith(answerStatus(500))
-		e.upsert(t, e.as(t, "root"), cms.KindResource, `{"id":"r1","title":"One","type":"POI"}`)
+		e.upsert(t, e.as(t, "root"), cms.KindResource, `{"id":"res1","title":"One"}`)
 		first := e.deliver(t)
 		e.clock.Advance(2 * time.Minute)
 		e.deliver(t)
@@ -433,16 +433,16 @@ func TestWebhookDeliveryLog(t *testing.T) {
 		ctx := e.as(t, "root")
 		w, _ := e.create(t, ctx, cms.WebhookInput{})
 		e.sender.answerWith(func(m cms.WebhookMessage) cms.WebhookAttempt {
-			if strings.Contains(string(m.Body), `"id":"r3"`) {
+			if strings.Contains(string(m.Body), `"id":"res3"`) {
 				return cms.WebhookAttempt{Status: 502, Response: []byte(strings.Repeat("\xff\x00é", 3000))}
 			}
-			if strings.Contains(string(m.Body), `"id":"r4"`) {
+			if strings.Contains(string(m.Body), `"id":"res4"`) {
 				return cms.WebhookAttempt{Err: errors.New("address 10.0.0.1 is on a private network")}
 			}
 			return cms.WebhookAttempt{Status: 204}
 		})
 		for i := 1; i <= 5; i++ {
-			e.upsert(t, ctx, cms.KindResource, fmt.Sprintf(`{"id":"r%d","title":"R","type":"POI"}`, i))
+			e.upsert(t, ctx, cms.KindResource, fmt.Sprintf(`{"id":"r%d","title":"R"}`, i))
 		}
 		e.deliver(t)
 		var ids []string
@@ -460,20 +460,20 @@ func TestWebhookDeliveryLog(t *testing.T) {
 			}
 			after = page.Next
 		}
-		if !slices.Equal(ids, []string{"r5", "r4", "r3", "r2", "r1"}) {
+		if !slices.Equal(ids, []string{"res5", "res4", "res3", "res2", "res1"}) {
 			t.Fatalf("paged: %q", ids)
 		}
 		page, err := e.svc.WebhookDeliveries(ctx, w.ID, cms.DeliveriesParams{Status: cms.DeliveryPending})
 		if err != nil || len(page.Deliveries) != 2 || page.Next != "" {
 			t.Fatalf("pending: %+v, %v", page, err)
 		}
-		r4, r3 := page.Deliveries[0], page.Deliveries[1]
-		if r3.LastStatus != 502 || len(r3.Response) > cms.MaxDeliveryResponse || len(r3.Response) < cms.MaxDeliveryResponse-3 ||
-			!utf8.ValidString(r3.Response) || strings.Contains(r3.Response, "\x00") {
-			t.Errorf("r3's answer kept: %d bytes, status %d", len(r3.Response), r3.LastStatus)
+		res4, res3 := page.Deliveries[0], page.Deliveries[1]
+		if res3.LastStatus != 502 || len(res3.Response) > cms.MaxDeliveryResponse || len(res3.Response) < cms.MaxDeliveryResponse-3 ||
+			!utf8.ValidString(res3.Response) || strings.Contains(res3.Response, "\x00") {
+			t.Errorf("res3's answer kept: %d bytes, status %d", len(res3.Response), res3.LastStatus)
 		}
-		if r4.LastStatus != 0 || r4.LastError != "address 10.0.0.1 is on a private network" || r4.Response != "" {
-			t.Errorf("r4: %+v", r4)
+		if res4.LastStatus != 0 || res4.LastError != "address 10.0.0.1 is on a private network" || res4.Response != "" {
+			t.Errorf("res4: %+v", res4)
 		}
 		if page, _ := e.svc.WebhookDeliveries(ctx, w.ID, cms.DeliveriesParams{Status: cms.DeliveryDelivered}); len(page.Deliveries) != 3 {
 			t.Errorf("delivered: %+v", page)
@@ -506,12 +506,12 @@ func TestWebhookSecretRotation(t *testing.T) {
 		if _, err := e.svc.UpdateWebhook(ctx, w.ID, cms.WebhookInput{Secret: &fresh}); err != nil {
 			t.Fatal(err)
 		}
-		e.upsert(t, ctx, cms.KindResource, `{"id":"r1","title":"R","type":"POI"}`)
+		e.upsert(t, ctx, cms.KindResource, `{"id":"res1","title":"R"}`)
 		if msgs := e.deliver(t); len(msgs) != 1 || !slices.Equal(msgs[0].Secrets, []string{fresh, old}) {
 			t.Fatalf("within a day: %+v", msgs)
 		}
 		e.clock.Advance(24 * time.Hour)
-		e.upsert(t, ctx, cms.KindResource, `{"id":"r1","title":"R2","type":"POI"}`)
+		e.upsert(t, ctx, cms.KindResource, `{"id":"res1","title":"R2"}`)
 		if msgs := e.deliver(t); len(msgs) != 1 || !slices.Equal(msgs[0].Secrets, []string{fresh}) {
 			t.Fatalf("a day later: %+v", msgs)
 		}
@@ -525,7 +525,7 @@ func TestWebhookClaimTakenOver(t *testing.T) {
 	forEachHookDatabase(t, nil, func(t *testing.T, e *hooks) {
 		ctx := e.as(t, "root")
 		w, _ := e.create(t, ctx, cms.WebhookInput{})
-		e.upsert(t, ctx, cms.KindResource, `{"id":"r1","title":"R","type":"POI"}`)
+		e.upsert(t, ctx, cms.KindResource, `{"id":"res1","title":"R"}`)
 		if err := e.svc.MaterializeWebhooks(t.Context()); err != nil {
 			t.Fatal(err)
 		}
@@ -533,7 +533,7 @@ func TestWebhookClaimTakenOver(t *testing.T) {
 		if err != nil || len(claimed) != 1 {
 			t.Fatalf("claimed: %+v, %v", claimed, err)
 		}
-		e.upsert(t, ctx, cms.KindResource, `{"id":"r1","title":"R2","type":"POI"}`)
+		e.upsert(t, ctx, cms.KindResource, `{"id":"res1","title":"R2"}`)
 		if msgs := e.deliver(t); len(msgs) != 0 {
 			t.Fatalf("sent while claimed: %q", sentNames(t, msgs))
 		}
@@ -543,7 +543,7 @@ func TestWebhookClaimTakenOver(t *testing.T) {
 		}
 		e.clock.Advance(10 * time.Second)
 		msgs := e.deliver(t)
-		if got := sentNames(t, msgs); !slices.Equal(got, []string{"resource.upsert r1 1", "resource.upsert r1 2"}) ||
+		if got := sentNames(t, msgs); !slices.Equal(got, []string{"resource.upsert res1 1", "resource.upsert res1 2"}) ||
 			msgs[0].ID != claimed[0].ID {
 			t.Fatalf("after the lease: %q", got)
 		}
