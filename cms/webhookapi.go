@@ -340,8 +340,7 @@ func (s *Service) RetryDelivery(ctx context.Context, webhookID, deliveryID strin
 	if !w.Enabled {
 		return Delivery{}, &Error{Code: CodeConflict, Message: "the webhook is disabled: enable it first"}
 	}
-	now := s.Now()
-	d, err := s.store.RetryDelivery(ctx, webhookID, deliveryID, now, now.Add(s.opts.WebhookRetryFor))
+	d, err := s.store.RetryDelivery(ctx, webhookID, deliveryID, s.Now())
 	if ErrorCode(err) == CodeNotFound {
 		err = &Error{Code: CodeNotFound, Message: fmt.Sprintf("delivery %q: the webhook has no such delivery", deliveryID)}
 	}

@@ -173,7 +173,7 @@ func (s *Service) materialize(ctx context.Context, w StoredWebhook) error {
 				return s.disableWebhook(ctx, tx, &cur, gone)
 			}
 			if ds := s.deliveriesOf(cur, user, page.Changes); len(ds) > 0 {
-				if _, err := tx.AddDeliveries(ctx, ds, s.Now().Add(s.opts.WebhookRetryFor)); err != nil {
+				if _, err := tx.AddDeliveries(ctx, ds); err != nil {
 					return err
 				}
 			}
@@ -300,6 +300,13 @@ func (s *Service) attempt(ctx context.Context, owner string, d ClaimedDelivery) 
 		return s.release(ctx, owner, d, err)
 	}
 	now := s.Now()
+	giveUp := d.GiveUp
+	if d.Attempts <= 1 || giveUp.IsZero() {
+		// A delivery is retried for WebhookRetryFor from its first
+		// attempt, not from its making: one that waited behind an
+		// earlier delivery of its record gets its full retries.
+		giveUp = now.Add(s.opts.WebhookRetryFor)
+	}
 	secrets := []string{w.Secret}
 	if w.PreviousSecret != "" && now.Before(w.PreviousUntil) {
 		secrets = append(secrets, w.PreviousSecret)
@@ -314,15 +321,15 @@ func (s *Service) attempt(ctx context.Context, owner string, d ClaimedDelivery) 
 	}
 	now = s.Now()
 	ok := a.Err == nil && a.Status >= 200 && a.Status < 300
-	o := DeliveryOutcome{ID: d.ID, WebhookID: d.WebhookID, Owner: owner, LastStatus: a.Status,
+	o := DeliveryOutcome{ID: d.ID, WebhookID: d.WebhookID, Owner: owner, LastStatus: a.Status, GiveUp: giveUp,
 		Response: storableText(a.Response, MaxDeliveryResponse)}
 	switch {
 	case ok:
 		o.Status, o.Finished, o.NextAttempt = DeliveryDelivered, now, d.NextAttempt
-	case !now.Before(d.GiveUp):
+	case !now.Before(giveUp):
 		o.Status, o.Finished, o.NextAttempt = DeliveryFailed, now, d.NextAttempt
 	default:
-		o.Status, o.NextAttempt = DeliveryPending, minTime(now.Add(retryWait(d.Attempts)), d.GiveUp)
+		o.Status, o.NextAttempt = DeliveryPending, minTime(now.Add(retryWait(d.Attempts)), giveUp)
 	}
 	switch {
 	case a.Err != nil:

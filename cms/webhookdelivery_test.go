@@ -442,7 +442,7 @@ func TestWebhookDeliveryLog(t *testing.T) {
 			return cms.WebhookAttempt{Status: 204}
 		})
 		for i := 1; i <= 5; i++ {
-			e.upsert(t, ctx, cms.KindResource, fmt.Sprintf(`{"id":"r%d","title":"R"}`, i))
+			e.upsert(t, ctx, cms.KindResource, fmt.Sprintf(`{"id":"res%d","title":"R"}`, i))
 		}
 		e.deliver(t)
 		var ids []string

@@ -23,8 +23,8 @@ type StoredWebhook struct {
 // ClaimedDelivery is a delivery ClaimDeliveries gave a sender.
 type ClaimedDelivery struct {
 	Delivery
-	// GiveUp is when a failed attempt no longer gets another: the
-	// delivery then fails.
+	// GiveUp is when a failed attempt no longer gets another (the
+	// delivery then fails), as the first attempt set it; zero before.
 	GiveUp time.Time
 }
 
@@ -37,10 +37,12 @@ type DeliveryOutcome struct {
 	// failed (then Finished is set).
 	Status      DeliveryStatus
 	NextAttempt time.Time
-	Finished    time.Time
-	LastStatus  int
-	LastError   string
-	Response    string
+	// GiveUp is when a failed attempt no longer gets another.
+	GiveUp     time.Time
+	Finished   time.Time
+	LastStatus int
+	LastError  string
+	Response   string
 }
 
 // DeliveryQuery selects a page of a webhook's deliveries, newest (the
@@ -77,11 +79,11 @@ type WebhookStore interface {
 	DeleteWebhook(ctx context.Context, id string) error
 
 	// AddDeliveries stores pending deliveries, each due at its
-	// NextAttempt and retried until giveUp after a failed attempt. One
-	// whose webhook already has a delivery of its change (the same
-	// Change.Seq) is left out, so a change materialized twice makes one
-	// delivery. It returns how many it stored.
-	AddDeliveries(ctx context.Context, ds []Delivery, giveUp time.Time) (int, error)
+	// NextAttempt, without attempts. One whose webhook already has a
+	// delivery of its change (the same Change.Seq) is left out, so a
+	// change materialized twice makes one delivery. It returns how many
+	// it stored.
+	AddDeliveries(ctx context.Context, ds []Delivery) (int, error)
 	// ClaimDeliveries gives owner, until until, at most limit deliveries
 	// that are due: pending, NextAttempt at or before now, not claimed
 	// or claimed until before now, of an enabled webhook, and with no
@@ -102,10 +104,11 @@ type WebhookStore interface {
 	GetDelivery(ctx context.Context, webhookID, id string) (Delivery, error)
 	// ListDeliveries returns the deliveries q selects, newest first.
 	ListDeliveries(ctx context.Context, q DeliveryQuery) ([]Delivery, error)
-	// RetryDelivery makes a delivery pending again, due at at with no
-	// attempts, unclaimed, retried until giveUp. CodeNotFound when the
-	// webhook has none of that id.
-	RetryDelivery(ctx context.Context, webhookID, id string, at, giveUp time.Time) (Delivery, error)
+	// RetryDelivery makes a delivery that was delivered or failed
+	// pending again, due at at, without attempts or GiveUp; a pending
+	// one is only made due at at (its attempts and claim stay).
+	// CodeNotFound when the webhook has none of that id.
+	RetryDelivery(ctx context.Context, webhookID, id string, at time.Time) (Delivery, error)
 	// FailPendingDeliveries sets the pending deliveries of a webhook
 	// failed at at, with reason as their last error (a disabled webhook
 	// gives them up), and returns how many.

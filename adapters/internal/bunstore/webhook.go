@@ -187,7 +187,7 @@ func (s *Store) scanDeliveries(ctx context.Context, query string, args ...any) (
 const deliveryChunk = 200
 
 // AddDeliveries implements cms.Store, a chunk of rows a statement.
-func (s *Store) AddDeliveries(ctx context.Context, ds []cms.Delivery, giveUp time.Time) (int, error) {
+func (s *Store) AddDeliveries(ctx context.Context, ds []cms.Delivery) (int, error) {
 	added := 0
 	err := s.tx(ctx, func(s *Store) error {
 		for chunk := range slices.Chunk(ds, deliveryChunk) {
@@ -195,7 +195,7 @@ func (s *Store) AddDeliveries(ctx context.Context, ds []cms.Delivery, giveUp tim
 			b.WriteString("INSERT INTO webhook_deliveries (id, webhook, change_seq, change_id, kind, record_id, op, rev, " +
 				"change_time, status, attempts, next_attempt, give_up, claimed_by, claimed_until, last_status, last_error, " +
 				"response, created, finished) VALUES ")
-			args := make([]any, 0, len(chunk)*15)
+			args := make([]any, 0, len(chunk)*11)
 			for i, d := range chunk {
 				c, err := cms.ParseChangeCursor(d.Change.Seq)
 				if err != nil {
@@ -204,9 +204,9 @@ func (s *Store) AddDeliveries(ctx context.Context, ds []cms.Delivery, giveUp tim
 				if i > 0 {
 					b.WriteString(", ")
 				}
-				b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, '" + string(cms.DeliveryPending) + "', 0, ?, ?, '', NULL, 0, '', '', ?, NULL)")
+				b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, '" + string(cms.DeliveryPending) + "', 0, ?, 0, '', NULL, 0, '', '', ?, NULL)")
 				args = append(args, d.ID, d.WebhookID, c.Seq, c.ID, string(d.Change.Kind), d.Change.ID, string(d.Change.Op),
-					d.Change.Rev, micros(d.Change.Time), micros(d.NextAttempt), micros(giveUp), micros(d.Created))
+					d.Change.Rev, micros(d.Change.Time), micros(d.NextAttempt), micros(d.Created))
 			}
 			b.WriteString(" ON CONFLICT DO NOTHING")
 			n, err := s.exec(ctx, b.String(), args...)
@@ -245,7 +245,10 @@ func (s *Store) ClaimDeliveries(ctx context.Context, owner string, now, until ti
 	}
 	claimed := make([]cms.ClaimedDelivery, len(rows))
 	for i, r := range rows {
-		claimed[i] = cms.ClaimedDelivery{Delivery: r.delivery(), GiveUp: fromMicros(r.GiveUp)}
+		claimed[i] = cms.ClaimedDelivery{Delivery: r.delivery()}
+		if r.GiveUp != 0 {
+			claimed[i].GiveUp = fromMicros(r.GiveUp)
+		}
 	}
 	slices.SortFunc(claimed, func(a, b cms.ClaimedDelivery) int { return a.NextAttempt.Compare(b.NextAttempt) })
 	return claimed, nil
@@ -253,11 +256,11 @@ func (s *Store) ClaimDeliveries(ctx context.Context, owner string, now, until ti
 
 // FinishAttempt implements cms.Store.
 func (s *Store) FinishAttempt(ctx context.Context, o cms.DeliveryOutcome) error {
-	n, err := s.exec(ctx, "UPDATE webhook_deliveries SET status = ?, next_attempt = ?, finished = ?, last_status = ?, "+
-		"last_error = ?, response = ?, claimed_by = '', claimed_until = NULL "+
+	n, err := s.exec(ctx, "UPDATE webhook_deliveries SET status = ?, next_attempt = ?, give_up = ?, finished = ?, "+
+		"last_status = ?, last_error = ?, response = ?, claimed_by = '', claimed_until = NULL "+
 		"WHERE id = ? AND webhook = ? AND claimed_by = ? AND status = '"+string(cms.DeliveryPending)+"'",
-		string(o.Status), micros(o.NextAttempt), nullMicros(o.Finished), o.LastStatus, o.LastError, o.Response,
-		o.ID, o.WebhookID, o.Owner)
+		string(o.Status), micros(o.NextAttempt), micros(o.GiveUp), nullMicros(o.Finished), o.LastStatus, o.LastError,
+		o.Response, o.ID, o.WebhookID, o.Owner)
 	if err == nil && n == 0 {
 		err = conflict("delivery " + o.ID + " is not held by " + o.Owner)
 	}
@@ -310,17 +313,15 @@ func (s *Store) ListDeliveries(ctx context.Context, q cms.DeliveryQuery) ([]cms.
 	return ds, nil
 }
 
-// RetryDelivery implements cms.Store. A pending delivery is only made
-// due: its attempts, its retry window and its claim (an attempt under
-// way) stay.
-func (s *Store) RetryDelivery(ctx context.Context, webhookID, id string, at, giveUp time.Time) (cms.Delivery, error) {
+// RetryDelivery implements cms.Store.
+func (s *Store) RetryDelivery(ctx context.Context, webhookID, id string, at time.Time) (cms.Delivery, error) {
 	const pending = "'" + string(cms.DeliveryPending) + "'"
 	var rows []deliveryRow
 	err := s.scan(ctx, s.write, &rows, "UPDATE webhook_deliveries SET "+
 		"attempts = CASE WHEN status = "+pending+" THEN attempts ELSE 0 END, "+
-		"give_up = CASE WHEN status = "+pending+" THEN give_up ELSE ? END, "+
+		"give_up = CASE WHEN status = "+pending+" THEN give_up ELSE 0 END, "+
 		"next_attempt = ?, finished = NULL, status = "+pending+" WHERE id = ? AND webhook = ? RETURNING "+deliveryColumns,
-		micros(giveUp), micros(at), id, webhookID)
+		micros(at), id, webhookID)
 	if err != nil {
 		return cms.Delivery{}, s.fail(err)
 	}

@@ -14,8 +14,8 @@
 -- finds the due ones, deliveries_record tells whether a record has an
 -- earlier pending delivery (one record's messages go in order). A claim
 -- is claimed_by until claimed_until; give_up is when a failed attempt
--- no longer gets another. deliveries_finished serves the purge of the
--- log. Times are microseconds since the Unix epoch.
+-- no longer gets another (0 until the first attempt sets it).
+-- deliveries_finished serves the purge of the log. Times are microseconds since the Unix epoch.
 CREATE TABLE IF NOT EXISTS webhooks (
     id              TEXT NOT NULL PRIMARY KEY,
     account         TEXT NOT NULL,
