@@ -260,7 +260,7 @@ func TestWebhookRetries(t *testing.T) {
 		if d := find("res1", 1); d.Status != cms.DeliveryFailed {
 			t.Fatalf("res1 1: %+v", d)
 		}
-		if d := find("res1", 2); d.Status != cms.DeliveryDelivered || d.Attempts != 1 {
+		if d := find("res1", 2); d.Status != cms.DeliveryDelivered {
 			t.Fatalf("res1 2: %+v", d)
 		}
 		var res1 []string
@@ -269,7 +269,8 @@ func TestWebhookRetries(t *testing.T) {
 				res1 = append(res1, n)
 			}
 		}
-		if last := res1[len(res1)-1]; last != "resource.upsert res1 2" || slices.Index(res1, last) != len(res1)-1 {
+		firstOfSecond := slices.Index(res1, "resource.upsert res1 2")
+		if firstOfSecond < 1 || slices.Contains(res1[firstOfSecond:], "resource.upsert res1 1") {
 			t.Fatalf("res1's messages out of order: %q", res1)
 		}
 		// The failures in a row ended with res1's second delivery.
