@@ -31,6 +31,9 @@ func TestWebhookStatementsUseIndexes(t *testing.T) {
 			}
 			checked++
 			plan := explainQuery(t, s, query, args)
+			// An account's webhooks in the list's order: the account is
+			// that index's whole key.
+			plan = strings.ReplaceAll(plan, "SEARCH webhooks USING INDEX webhooks_list (account=?)", "")
 			if bad := badPlanLine(plan); bad != "" {
 				t.Errorf("%s: %q\n%s\nplan:\n%s", state, bad, query, plan)
 			}
