@@ -339,9 +339,19 @@ func (s *Store) FailPendingDeliveries(ctx context.Context, webhookID string, at 
 	return int(n), err
 }
 
-// PurgeDeliveries implements cms.Store, through deliveries_finished.
+// PurgeDeliveries implements cms.Store: the oldest finished deliveries
+// through deliveries_finished, then those ids by key (a DELETE whose
+// condition is a sub-select would read the whole log on PostgreSQL to
+// join the two).
 func (s *Store) PurgeDeliveries(ctx context.Context, before time.Time, limit int) (int, error) {
-	n, err := s.exec(ctx, "DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries "+
-		"WHERE status <> '"+string(cms.DeliveryPending)+"' AND finished < ? LIMIT ?)", micros(before), limit)
+	var ids []string
+	if err := s.scan(ctx, s.write, &ids, "SELECT id FROM webhook_deliveries WHERE status <> '"+string(cms.DeliveryPending)+
+		"' AND finished < ? ORDER BY finished LIMIT ?", micros(before), limit); err != nil {
+		return 0, s.fail(err)
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	n, err := s.exec(ctx, "DELETE FROM webhook_deliveries WHERE id "+s.opts.InList, s.opts.List(ids))
 	return int(n), err
 }
