@@ -34,7 +34,11 @@ func TestWebhookStatementsUseIndexes(t *testing.T) {
 				continue
 			}
 			checked++
-			for _, plan := range []string{explain(t, s, query, args), explainGeneric(t, s, query, args)} {
+			plans := []string{explain(t, s, query, args)}
+			if len(args) > 0 {
+				plans = append(plans, explainGeneric(t, s, query, args))
+			}
+			for _, plan := range plans {
 				if bad := webhookTableScan.FindString(plan); bad != "" {
 					t.Errorf("%s: %q\n%s\nplan:\n%s", state, bad, query, plan)
 				}
