@@ -82,6 +82,7 @@ func (e *changes) feed(t *testing.T, ctx context.Context, after string, limit in
 	return nil, ""
 }
 
+// changeNames names changes "<kind> <id> <op> <rev>", in feed order.
 func changeNames(cs []cms.FeedChange) []string {
 	names := make([]string, len(cs))
 	for i, c := range cs {
@@ -91,33 +92,48 @@ func changeNames(cs []cms.FeedChange) []string {
 }
 
 // TestChangesOfEveryWrite: each write records one change per record it
-// changed, side effects included, in commit order, and nothing for a
-// refused write or a read.
+// changed, side effects included, and nothing for a refused write, a
+// Skip or a read; another account sees none of them.
 func TestChangesOfEveryWrite(t *testing.T) {
 	forEachChangeDatabase(t, nil, func(t *testing.T, e *changes) {
 		ctx := e.as(t, "root")
-		e.upsert(t, ctx, cms.KindMap, `{"id":"m1","title":"Map one"}`)
-		e.upsert(t, ctx, cms.KindResource, `{"id":"r1","title":"Rock","type":"POI","mapIds":["m1"]}`)
-		e.upsert(t, ctx, cms.KindResource, `{"id":"r1","title":"Rock face"}`)
-		// A refused write (unknown field) and a read change nothing.
-		if _, err := e.svc.Upsert(ctx, cms.KindResource, []byte(`{"id":"r1","nope":1}`), nil); err == nil {
-			t.Fatal("an unknown field was accepted")
+		cursor := ""
+		// step runs a write and checks the changes it added to the feed
+		// (in any order: one transaction's changes come together).
+		step := func(write func(), want ...string) {
+			t.Helper()
+			write()
+			got, next := e.feed(t, ctx, cursor, 2)
+			cursor = next
+			names := changeNames(got)
+			slices.Sort(names)
+			slices.Sort(want)
+			if !slices.Equal(names, want) {
+				t.Fatalf("changes:\n got %q\nwant %q", names, want)
+			}
 		}
-		e.upsert(t, ctx, cms.KindResource, `{"id":"r1","title":"Rock face"}`) // the same: a Skip
-		if _, err := e.svc.Delete(ctx, cms.KindMap, []string{"m1"}, nil); err != nil {
-			t.Fatal(err)
-		}
-		got, _ := e.feed(t, ctx, "", 2)
-		want := []string{
-			"map m1 upsert 1",
-			"resource r1 upsert 1", "map m1 upsert 2", // the Map gains the Resource
-			"resource r1 upsert 2",
-			"map m1 delete 3", "resource r1 upsert 3", // the Resource loses the Map
-		}
-		if !slices.Equal(changeNames(got), want) {
-			t.Fatalf("feed:\n got %q\nwant %q", changeNames(got), want)
-		}
-		// Another account sees none of them.
+		step(func() { e.upsert(t, ctx, cms.KindMap, `{"id":"map1","title":"Map one"}`) }, "map map1 upsert 1")
+		step(func() {
+			e.upsert(t, ctx, cms.KindResource, `{"id":"res1","title":"Rock","resourceType":"POI","mapIds":["map1"]}`)
+		}, "resource res1 upsert 1", "map map1 upsert 2") // the Map gains the Resource
+		step(func() { e.upsert(t, ctx, cms.KindResource, `{"id":"res1","title":"Rock face"}`) }, "resource res1 upsert 2")
+		step(func() {
+			if _, err := e.svc.Upsert(ctx, cms.KindResource, []byte(`{"id":"res1","nope":1}`), nil); err == nil {
+				t.Fatal("an unknown field was accepted")
+			}
+			e.upsert(t, ctx, cms.KindResource, `{"id":"res1","title":"Rock face"}`) // the same: a Skip
+			readOne(t, e.svc, ctx, cms.KindResource, "res1")
+		})
+		step(func() {
+			if _, err := e.svc.Clone(ctx, cms.KindResource, "res1", "map1"); err != nil {
+				t.Fatal(err)
+			}
+		}, "resource res1-copy upsert 1", "map map1 upsert 3")
+		step(func() {
+			if _, err := e.svc.Delete(ctx, cms.KindMap, []string{"map1"}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}, "map map1 delete 4", "resource res1 upsert 3", "resource res1-copy upsert 2") // the Resources lose the Map
 		if other, _ := e.feed(t, e.as(t, "otto"), "", 10); len(other) != 0 {
 			t.Fatalf("account other sees %q", changeNames(other))
 		}
@@ -129,7 +145,7 @@ func TestChangesOfEveryWrite(t *testing.T) {
 func TestChangesOfBatchAndLanguage(t *testing.T) {
 	forEachChangeDatabase(t, nil, func(t *testing.T, e *changes) {
 		ctx := e.as(t, "root")
-		rec, err := e.svc.SubmitBatch(ctx, cms.KindResource, []byte(`[{"id":"b1","title":"One","type":"POI"},{"id":"b2","title":"Two","type":"POI"}]`))
+		rec, err := e.svc.SubmitBatch(ctx, cms.KindResource, []byte(`[{"id":"bat1","title":"One","resourceType":"POI"},{"id":"bat2","title":"Two","resourceType":"POI"}]`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,10 +153,10 @@ func TestChangesOfBatchAndLanguage(t *testing.T) {
 			t.Fatalf("process batch: %v %v", ok, err)
 		}
 		now, _ := e.feed(t, ctx, "", 10)
-		if want := []string{"resource b1 upsert 1", "resource b2 upsert 1"}; !slices.Equal(changeNames(now), want) {
+		if want := []string{"resource bat1 upsert 1", "resource bat2 upsert 1"}; !slices.Equal(changeNames(now), want) {
 			t.Fatalf("batch changes %q, want %q", changeNames(now), want)
 		}
-		page, err := e.svc.History(ctx, cms.KindResource, "b2", cms.HistoryParams{})
+		page, err := e.svc.History(ctx, cms.KindResource, "bat2", cms.HistoryParams{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +168,7 @@ func TestChangesOfBatchAndLanguage(t *testing.T) {
 			t.Fatal(err)
 		}
 		added, _ := e.feed(t, ctx, next, 10)
-		if want := []string{"resource b1 upsert 2", "resource b2 upsert 2"}; !slices.Equal(changeNames(added), want) {
+		if want := []string{"resource bat1 upsert 2", "resource bat2 upsert 2"}; !slices.Equal(changeNames(added), want) {
 			t.Fatalf("language changes %q, want %q", changeNames(added), want)
 		}
 	})
@@ -163,9 +179,13 @@ func TestChangesOfBatchAndLanguage(t *testing.T) {
 func TestChangesFeedCursor(t *testing.T) {
 	forEachChangeDatabase(t, func(o *cms.Options) { o.HistoryKeep = time.Hour }, func(t *testing.T, e *changes) {
 		ctx := e.as(t, "root")
+		start, err := e.svc.Changes(ctx, cms.ChangesParams{After: "now"})
+		if err != nil {
+			t.Fatal(err)
+		}
 		for i := range 5 {
-			e.upsert(t, ctx, cms.KindResource, fmt.Sprintf(`{"id":"r%d","title":"R","type":"POI"}`, i))
-			e.upsert(t, ctx, cms.KindMap, fmt.Sprintf(`{"id":"m%d","title":"M"}`, i))
+			e.upsert(t, ctx, cms.KindResource, fmt.Sprintf(`{"id":"res%d","title":"R","resourceType":"POI"}`, i))
+			e.upsert(t, ctx, cms.KindMap, fmt.Sprintf(`{"id":"map%d","title":"M"}`, i))
 		}
 		all, end := e.feed(t, ctx, "", 3)
 		if len(all) != 10 {
@@ -197,9 +217,9 @@ func TestChangesFeedCursor(t *testing.T) {
 		if err != nil || len(now.Changes) != 0 || now.Next != end {
 			t.Fatalf("now: %+v %v, want next %q", now, err, end)
 		}
-		e.upsert(t, ctx, cms.KindResource, `{"id":"r0","title":"R again"}`)
+		e.upsert(t, ctx, cms.KindResource, `{"id":"res0","title":"R again"}`)
 		after, _ := e.feed(t, ctx, now.Next, 10)
-		if want := []string{"resource r0 upsert 2"}; !slices.Equal(changeNames(after), want) {
+		if want := []string{"resource res0 upsert 2"}; !slices.Equal(changeNames(after), want) {
 			t.Fatalf("after now: %q, want %q", changeNames(after), want)
 		}
 		// Two hours on, the purge removes all but each record's newest:
@@ -209,15 +229,15 @@ func TestChangesFeedCursor(t *testing.T) {
 		if err := e.svc.Purge(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.Changes(ctx, cms.ChangesParams{After: all[0].Seq}); cms.ErrorCode(err) != cms.CodeGone {
+		if _, err := e.svc.Changes(ctx, cms.ChangesParams{After: start.Next}); cms.ErrorCode(err) != cms.CodeGone {
 			t.Fatalf("expired cursor: %v, want gone", err)
 		}
 		if _, err := e.svc.Changes(ctx, cms.ChangesParams{After: after[0].Seq}); err != nil {
 			t.Fatalf("newest cursor after purge: %v", err)
 		}
-		page, err := e.svc.History(ctx, cms.KindResource, "r0", cms.HistoryParams{})
+		page, err := e.svc.History(ctx, cms.KindResource, "res0", cms.HistoryParams{})
 		if err != nil || len(page.Revisions) != 1 || page.Revisions[0].Rev != 2 {
-			t.Fatalf("history of r0 after purge: %+v %v, want rev 2 alone", page, err)
+			t.Fatalf("history of res0 after purge: %+v %v, want rev 2 alone", page, err)
 		}
 	})
 }
@@ -228,10 +248,10 @@ func TestChangesFeedCursor(t *testing.T) {
 func TestHistoryAndRevisions(t *testing.T) {
 	forEachChangeDatabase(t, nil, func(t *testing.T, e *changes) {
 		ctx := e.as(t, "root")
-		e.upsert(t, ctx, cms.KindMap, `{"id":"m1","title":"Map"}`)
-		e.upsert(t, ctx, cms.KindResource, `{"id":"r1","title":"Rock","type":"POI","mapIds":["m1"]}`)
-		e.upsert(t, ctx, cms.KindResource, `{"id":"r1","title":"Rock face","title_it":"Parete"}`)
-		page, err := e.svc.History(ctx, cms.KindResource, "r1", cms.HistoryParams{})
+		e.upsert(t, ctx, cms.KindMap, `{"id":"map1","title":"Map"}`)
+		e.upsert(t, ctx, cms.KindResource, `{"id":"res1","title":"Rock","resourceType":"POI","mapIds":["map1"]}`)
+		e.upsert(t, ctx, cms.KindResource, `{"id":"res1","title":"Rock face","title_it":"Parete"}`)
+		page, err := e.svc.History(ctx, cms.KindResource, "res1", cms.HistoryParams{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -241,36 +261,36 @@ func TestHistoryAndRevisions(t *testing.T) {
 		if got := page.Revisions[0].Changed; !slices.Contains(got, "title") || !slices.Contains(got, "title_it") || slices.Contains(got, "type") {
 			t.Fatalf("changed fields %q, want title and title_it, not type", got)
 		}
-		old, err := e.svc.Revision(ctx, cms.KindResource, "r1", 1)
+		old, err := e.svc.Revision(ctx, cms.KindResource, "res1", 1)
 		if err != nil || old.Entry == nil {
 			t.Fatalf("revision 1: %+v %v", old, err)
 		}
 		res := old.Entry.Record.(*cms.Resource)
-		if res.Title["en"] != "Rock" || !slices.Equal(res.MapIDs.Value, []string{"m1"}) {
+		if res.Title["en"] != "Rock" || !slices.Equal(res.MapIDs.Value, []string{"map1"}) {
 			t.Fatalf("revision 1 reads %+v", res)
 		}
-		if _, err := e.svc.Revision(ctx, cms.KindResource, "r1", 9); cms.ErrorCode(err) != cms.CodeNotFound {
+		if _, err := e.svc.Revision(ctx, cms.KindResource, "res1", 9); cms.ErrorCode(err) != cms.CodeNotFound {
 			t.Fatalf("revision 9: %v, want not found", err)
 		}
-		if _, err := e.svc.Revision(e.as(t, "otto"), cms.KindResource, "r1", 1); cms.ErrorCode(err) != cms.CodeNotFound {
+		if _, err := e.svc.Revision(e.as(t, "otto"), cms.KindResource, "res1", 1); cms.ErrorCode(err) != cms.CodeNotFound {
 			t.Fatalf("another account's revision: %v, want not found", err)
 		}
-		if _, err := e.svc.History(e.as(t, "mapper"), cms.KindResource, "r1", cms.HistoryParams{}); cms.ErrorCode(err) != cms.CodeForbidden {
+		if _, err := e.svc.History(e.as(t, "mapper"), cms.KindResource, "res1", cms.HistoryParams{}); cms.ErrorCode(err) != cms.CodeForbidden {
 			t.Fatalf("history without read: %v, want forbidden", err)
 		}
-		if _, err := e.svc.Delete(ctx, cms.KindResource, []string{"r1"}, nil); err != nil {
+		if _, err := e.svc.Delete(ctx, cms.KindResource, []string{"res1"}, nil); err != nil {
 			t.Fatal(err)
 		}
-		gone, err := e.svc.Revision(ctx, cms.KindResource, "r1", 1)
+		gone, err := e.svc.Revision(ctx, cms.KindResource, "res1", 1)
 		if err != nil || gone.Entry != nil || gone.Tombstone == nil || gone.Tombstone.Rev != 3 || gone.Tombstone.Op != cms.ChangeDelete {
 			t.Fatalf("revision 1 after delete: %+v %v, want the tombstone of rev 3", gone, err)
 		}
-		e.upsert(t, ctx, cms.KindResource, `{"id":"r1","title":"Back","type":"POI"}`)
-		page, err = e.svc.History(ctx, cms.KindResource, "r1", cms.HistoryParams{Limit: 2})
+		e.upsert(t, ctx, cms.KindResource, `{"id":"res1","title":"Back","resourceType":"POI"}`)
+		page, err = e.svc.History(ctx, cms.KindResource, "res1", cms.HistoryParams{Limit: 2})
 		if err != nil || len(page.Revisions) != 2 || page.Revisions[0].Rev != 4 || page.Revisions[1].Op != cms.ChangeDelete || page.Next != 3 {
 			t.Fatalf("history after re-create: %+v %v", page, err)
 		}
-		rest, err := e.svc.History(ctx, cms.KindResource, "r1", cms.HistoryParams{After: page.Next})
+		rest, err := e.svc.History(ctx, cms.KindResource, "res1", cms.HistoryParams{After: page.Next})
 		if err != nil || len(rest.Revisions) != 2 || rest.Revisions[0].Rev != 2 || rest.Next != 0 {
 			t.Fatalf("second page: %+v %v", rest, err)
 		}
@@ -282,9 +302,9 @@ func TestHistoryAndRevisions(t *testing.T) {
 func TestRestoreRevision(t *testing.T) {
 	forEachChangeDatabase(t, nil, func(t *testing.T, e *changes) {
 		ctx := e.as(t, "root")
-		e.upsert(t, ctx, cms.KindResource, `{"id":"r1","title":"First","type":"POI"}`)
-		e.upsert(t, ctx, cms.KindResource, `{"id":"r1","title":"Second"}`)
-		old, err := e.svc.Revision(ctx, cms.KindResource, "r1", 1)
+		e.upsert(t, ctx, cms.KindResource, `{"id":"res1","title":"First","resourceType":"POI"}`)
+		e.upsert(t, ctx, cms.KindResource, `{"id":"res1","title":"Second"}`)
+		old, err := e.svc.Revision(ctx, cms.KindResource, "res1", 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -292,16 +312,16 @@ func TestRestoreRevision(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cur := readOne(t, e.svc, ctx, cms.KindResource, "r1")
+		cur := readOne(t, e.svc, ctx, cms.KindResource, "res1")
 		e.clock.Advance(time.Second)
 		_, err = e.svc.Upsert(ctx, cms.KindResource, codec.Marshal(e.svc.Wire(old.Entry)), &cms.UpsertOptions{IfMatch: cms.ETag(cur, codec.Languages())})
 		if err != nil {
 			t.Fatalf("restore: %v", err)
 		}
-		if got := readOne(t, e.svc, ctx, cms.KindResource, "r1").Record.(*cms.Resource).Title["en"]; got != "First" {
+		if got := readOne(t, e.svc, ctx, cms.KindResource, "res1").Record.(*cms.Resource).Title["en"]; got != "First" {
 			t.Fatalf("restored title %q", got)
 		}
-		page, _ := e.svc.History(ctx, cms.KindResource, "r1", cms.HistoryParams{})
+		page, _ := e.svc.History(ctx, cms.KindResource, "res1", cms.HistoryParams{})
 		if len(page.Revisions) != 3 || !slices.Equal(page.Revisions[0].Changed, []string{"title"}) {
 			t.Fatalf("history after restore: %+v", page)
 		}

@@ -42,7 +42,7 @@ func TestChangesFeedTwoInstances(t *testing.T) {
 			}
 			e := &changes{svc: first, clock: clock}
 			ctx := e.as(t, "root")
-			for _, m := range []string{"m0", "m1", "m2"} {
+			for _, m := range []string{"map0", "map1", "map2"} {
 				if _, err := first.Upsert(ctx, cms.KindMap, []byte(`{"id":"`+m+`","title":"Map"}`), nil); err != nil {
 					t.Fatal(err)
 				}
@@ -61,16 +61,16 @@ func TestChangesFeedTwoInstances(t *testing.T) {
 					wg.Go(func() {
 						rng := rand.New(rand.NewPCG(uint64(round), uint64(w)))
 						for i := range 40 {
-							id := fmt.Sprintf("r%d-%d", w, rng.IntN(12))
+							id := fmt.Sprintf("res%d-%d", w, rng.IntN(12))
 							var err error
 							switch {
 							case i%7 == 6:
 								_, err = svc.Delete(ctx, cms.KindResource, []string{id}, nil)
-								if cms.ErrorCode(err) == cms.CodeConflict { // none of them there
+								if code := cms.ErrorCode(err); code == cms.CodeNotFound || code == cms.CodeConflict { // not there
 									err = nil
 								}
 							default:
-								body := fmt.Sprintf(`{"id":%q,"title":"R %d %d","type":"POI","mapIds":["m%d"]}`, id, round, i, rng.IntN(3))
+								body := fmt.Sprintf(`{"id":%q,"title":"R %d %d","resourceType":"POI","mapIds":["map%d"]}`, id, round, i, rng.IntN(3))
 								_, err = svc.Upsert(ctx, cms.KindResource, []byte(body), nil)
 							}
 							if err != nil {
@@ -87,7 +87,7 @@ func TestChangesFeedTwoInstances(t *testing.T) {
 						if i > 0 {
 							b.WriteString(",")
 						}
-						fmt.Fprintf(&b, `{"id":"b%d","title":"Batch %d","type":"POI","mapIds":["m%d"]}`, i, round, i%3)
+						fmt.Fprintf(&b, `{"id":"bat%d","title":"Batch %d","resourceType":"POI","mapIds":["map%d"]}`, i, round, i%3)
 					}
 					b.WriteString("]")
 					if _, err := first.SubmitBatch(ctx, cms.KindResource, []byte(b.String())); err != nil {
@@ -160,4 +160,3 @@ func TestChangesFeedTwoInstances(t *testing.T) {
 		})
 	}
 }
-

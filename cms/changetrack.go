@@ -14,7 +14,7 @@ import (
 // change a record without its change. Writes of a batch run on two
 // goroutines, hence the mutex.
 type changeTracker struct {
-	Store // the transaction
+	Store   // the transaction
 	mu      sync.Mutex
 	changed map[changeKey]int // index in refs
 	refs    []accountRef

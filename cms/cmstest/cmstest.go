@@ -61,4 +61,5 @@ func Run(t *testing.T, open func(t *testing.T) cms.Store) {
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 	t.Run("Browse", func(t *testing.T) { testBrowse(t, open) })
 	t.Run("Files", func(t *testing.T) { testFiles(t, open) })
+	t.Run("Changes", func(t *testing.T) { testChanges(t, open) })
 }

@@ -2,48 +2,351 @@ package bunstore
 
 import (
 	"context"
-	"errors"
+	"database/sql"
+	"encoding/json"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/bwcms/cms/cms"
+	"github.com/uptrace/bun/dialect"
 )
 
-var errChangesNotYet = errors.New("bunstore: changes not built yet")
+// changeKey is the leading expression of changes_rev (migration 25): a
+// record's revisions, looked up by keyOf(account, kind, id).
+const changeKey = "account || '/' || kind || '/' || record_id"
 
-// AppendChanges implements cms.Store.
-func (s *Store) AppendChanges(ctx context.Context, set cms.ChangeSet) error { return nil }
+// changeChunk is the most refs one statement of AppendChanges writes on
+// SQLite, which takes them as one JSON argument: a batch's 10,000 refs
+// are ten statements.
+const changeChunk = 1000
 
-// ChangeFence implements cms.Store.
-func (s *Store) ChangeFence(ctx context.Context, account string) (int64, error) {
-	return 0, errChangesNotYet
+// postgres reports whether the store is PostgreSQL's: the changes feed
+// takes its commit positions from a sequence there, guarded by the
+// account's change tail (change_tail, change_fence), and from the row
+// ids on SQLite, whose write transactions run one at a time.
+func (s *Store) postgres() bool { return s.opts.Write.Dialect().Name() == dialect.PG }
+
+// changeSeq is the column of a change's commit position.
+func (s *Store) changeSeq() string {
+	if s.postgres() {
+		return "commit_seq"
+	}
+	return "id"
 }
 
-// Changes implements cms.Store.
+// AppendChanges implements cms.Store. The documents of the earlier
+// revisions of the records set deletes are removed first, so that the
+// statement that takes the account's tail (PostgreSQL) is the last and
+// waits for no lock after it: one statement a set without deletes (a
+// chunk of them on SQLite), two with.
+func (s *Store) AppendChanges(ctx context.Context, set cms.ChangeSet) error {
+	if len(set.Refs) == 0 {
+		return nil
+	}
+	if !s.inTx {
+		return &cms.Error{Code: cms.CodeInternal, Message: "AppendChanges outside a transaction"}
+	}
+	var deleted []string
+	for _, r := range set.Refs {
+		if r.Op == cms.ChangeDelete {
+			deleted = append(deleted, keyOf(set.Account, string(r.Kind), r.ID))
+		}
+	}
+	if len(deleted) > 0 {
+		if err := s.dropRevisionDocuments(ctx, deleted); err != nil {
+			return err
+		}
+	}
+	if s.postgres() {
+		kinds, ids, ops := make([]string, len(set.Refs)), make([]string, len(set.Refs)), make([]string, len(set.Refs))
+		for i, r := range set.Refs {
+			kinds[i], ids[i], ops[i] = string(r.Kind), r.ID, string(r.Op)
+		}
+		_, err := s.exec(ctx, s.appendChangesText("unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[])) "+
+			"WITH ORDINALITY AS r(kind, id, op, n)"),
+			set.Account, set.Account, set.Account, micros(set.Time), set.Author, kinds, ids, ops, set.Account)
+		return err
+	}
+	for chunk := range slices.Chunk(set.Refs, changeChunk) {
+		rows := make([][3]string, len(chunk))
+		for i, r := range chunk {
+			rows[i] = [3]string{string(r.Kind), r.ID, string(r.Op)}
+		}
+		list, err := json.Marshal(rows)
+		if err != nil {
+			return &cms.Error{Code: cms.CodeInternal, Message: "storage failure", Err: err}
+		}
+		source := "(SELECT value ->> 0 AS kind, value ->> 1 AS id, value ->> 2 AS op, key AS n FROM json_each(?)) AS r"
+		refs := []any{string(list)}
+		args := append([]any{set.Account, set.Account, micros(set.Time), set.Author}, refs...)
+		if _, err := s.exec(ctx, s.appendChangesText(source), append(args, set.Account)...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendChangesText is the statement that writes the changes of the
+// refs source (a row source r of kind, id, op and n, their order): each
+// copies its record's row (the document, the update time) and
+// assignment lists as the transaction left them, and numbers itself one
+// above the record's last revision. On PostgreSQL its first step is
+// change_tail, whose position every row takes. Its arguments: the
+// account (PostgreSQL: twice more, for change_tail and the row), the
+// time of deletes, the author, source's, the account.
+func (s *Store) appendChangesText(source string) string {
+	var b strings.Builder
+	seq, records := "", "LEFT JOIN records AS rec ON rec.account = ? AND rec.kind = r.kind AND rec.id = r.id AND r.op = 'upsert'"
+	if s.postgres() {
+		b.WriteString("WITH pos AS MATERIALIZED (SELECT change_tail(?) AS seq) ")
+		seq = "commit_seq, "
+		// A look-up of each record by its key, whatever the planner
+		// thinks of the list's length (KeyLookups).
+		records = "LEFT JOIN LATERAL (SELECT account, id, updated_at, doc FROM records WHERE account = ? AND kind = r.kind " +
+			"AND id = r.id AND r.op = 'upsert' OFFSET 0) AS rec ON true"
+		source += " CROSS JOIN pos"
+	}
+	b.WriteString("INSERT INTO changes (" + seq + "account, kind, record_id, rev, op, time, author, document, lists) SELECT ")
+	if s.postgres() {
+		b.WriteString("pos.seq, ")
+	}
+	b.WriteString("?, r.kind, r.id, COALESCE((SELECT rev FROM " + s.indexed("changes", "changes_rev") + " WHERE " + changeKey +
+		" = ? || '/' || r.kind || '/' || r.id ORDER BY rev DESC LIMIT 1), 0) + 1, r.op, COALESCE(rec.updated_at, ?), ?, rec.doc, " +
+		"CASE WHEN rec.id IS NULL THEN NULL WHEN r.kind = '" + string(cms.KindResource) + "' THEN " + s.listsOf(resourceSide) +
+		" WHEN r.kind = '" + string(cms.KindMap) + "' THEN " + s.listsOf(mapSide) + " END FROM " + source + " " + records +
+		" ORDER BY r.n")
+	return b.String()
+}
+
+// listsOf is the JSON of the assignment lists of the record rec, owner
+// on side sd, by role, each in the owner's order.
+func (s *Store) listsOf(sd side) string {
+	roles := []cms.Role{cms.RolePrimary, cms.RoleSecondary}
+	parts := make([]string, len(roles))
+	for i, role := range roles {
+		agg := "json_agg(" + sd.other + " ORDER BY " + sd.ownerPos + ") FILTER (WHERE role = '" + string(role) + "')"
+		if s.postgres() {
+			parts[i] = "'" + string(role) + "', COALESCE(" + agg + ", '[]')"
+		} else {
+			parts[i] = "'" + string(role) + "', json_group_array(" + sd.other + " ORDER BY " + sd.ownerPos +
+				") FILTER (WHERE role = '" + string(role) + "')"
+		}
+	}
+	object := "json_object(" + strings.Join(parts, ", ") + ")"
+	if s.postgres() {
+		object = "json_build_object(" + strings.Join(parts, ", ") + ")::text"
+	}
+	return "(SELECT " + object + " FROM " + s.assignmentsBy(sd.owner) + " WHERE " + sd.ownerKey +
+		" = rec.account || '/' || rec.id)"
+}
+
+// dropRevisionDocuments removes the documents and lists of the revisions
+// of the records of keys (changeKey values): they were deleted.
+func (s *Store) dropRevisionDocuments(ctx context.Context, keys []string) error {
+	for chunk := range slices.Chunk(keys, changeChunk) {
+		where, arg := changeKey+" = ?", any(chunk[0])
+		if len(chunk) > 1 {
+			where, arg = changeKey+" "+s.opts.InList, s.opts.List(chunk)
+		}
+		if _, err := s.exec(ctx, "UPDATE "+s.indexed("changes", "changes_rev")+" SET document = NULL, lists = NULL WHERE "+
+			where+" AND document IS NOT NULL", arg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ChangeFence implements cms.Store. PostgreSQL: change_fence, a
+// statement of its own on the pool. SQLite: the account's last row id in
+// a committed snapshot; the transaction writing, if any, numbers its
+// rows above every committed one.
+func (s *Store) ChangeFence(ctx context.Context, account string) (int64, error) {
+	if s.inTx {
+		return 0, &cms.Error{Code: cms.CodeInternal, Message: "ChangeFence inside a transaction"}
+	}
+	query := "SELECT COALESCE(MAX(id), 0) FROM " + s.indexed("changes", "changes_feed") + " WHERE account = ?"
+	if s.postgres() {
+		query = "SELECT change_fence(?)"
+	}
+	var fence int64
+	err := s.queryEach(ctx, s.read, query, []any{account}, func(rows *sql.Rows) error { return rows.Scan(&fence) })
+	return fence, err
+}
+
+// changeColumns are what changeRows scans, without the documents.
+func (s *Store) changeColumns() string {
+	return "id, " + s.changeSeq() + ", kind, record_id, rev, op, time, author"
+}
+
+// changeRows runs query (of changeColumns, then document and lists when
+// documents) and returns its changes, of account.
+func (s *Store) changeRows(ctx context.Context, account string, documents bool, query string, args ...any) ([]cms.Change, error) {
+	var changes []cms.Change
+	err := s.queryEach(ctx, s.read, query, args, func(rows *sql.Rows) error {
+		var c cms.Change
+		var kind, op string
+		var at int64
+		dest := []any{&c.Cursor.ID, &c.Cursor.Seq, &kind, &c.ID, &c.Rev, &op, &at, &c.Author}
+		var doc, lists sql.NullString
+		if documents {
+			dest = append(dest, &doc, &lists)
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		c.Account, c.Kind, c.Op, c.Time, c.Document = account, cms.Kind(kind), cms.ChangeOp(op), fromMicros(at), doc.String
+		if lists.Valid {
+			if err := json.Unmarshal([]byte(lists.String), &c.Lists); err != nil {
+				return &cms.Error{Code: cms.CodeInternal, Message: "stored change unreadable", Err: err}
+			}
+		}
+		changes = append(changes, c)
+		return nil
+	})
+	return changes, err
+}
+
+// Changes implements cms.Store: a walk of changes_feed from q.After.
 func (s *Store) Changes(ctx context.Context, q cms.ChangeQuery) ([]cms.Change, error) {
-	return nil, errChangesNotYet
+	if q.Limit < 1 || q.Limit > 1000 {
+		return nil, &cms.Error{Code: cms.CodeInternal, Message: "Changes: a limit of 1 to 1000"}
+	}
+	var where string
+	args := []any{q.Account}
+	if s.postgres() {
+		where = "(commit_seq, id) > (?, ?) AND commit_seq <= ?"
+		args = append(args, q.After.Seq, q.After.ID, q.UpTo)
+	} else {
+		// A change's cursor is (id, id): the ones after After are those
+		// above its Seq, and the one at it when After.ID is below.
+		after := q.After.Seq
+		if q.After.ID < q.After.Seq {
+			after--
+		}
+		where = "id > ? AND id <= ?"
+		args = append(args, after, q.UpTo)
+	}
+	if len(q.Kinds) > 0 {
+		kinds := make([]string, len(q.Kinds))
+		for i, k := range q.Kinds {
+			kinds[i] = string(k)
+		}
+		where += " AND kind " + s.opts.InList
+		args = append(args, s.opts.List(kinds))
+	}
+	order := s.changeSeq()
+	if s.postgres() {
+		order += ", id"
+	}
+	return s.changeRows(ctx, q.Account, false, "SELECT "+s.changeColumns()+" FROM "+s.indexed("changes", "changes_feed")+
+		" WHERE account = ? AND "+where+" ORDER BY "+order+" LIMIT ?", append(args, q.Limit)...)
 }
 
 // ChangeHorizon implements cms.Store.
 func (s *Store) ChangeHorizon(ctx context.Context, account string) (cms.ChangeCursor, error) {
-	return cms.ChangeCursor{}, errChangesNotYet
+	var c cms.ChangeCursor
+	err := s.queryEach(ctx, s.read, "SELECT seq, id FROM change_horizons WHERE account = ?", []any{account},
+		func(rows *sql.Rows) error { return rows.Scan(&c.Seq, &c.ID) })
+	return c, err
 }
 
-// RecordHistory implements cms.Store.
+// RecordHistory implements cms.Store: a walk of changes_rev backwards.
 func (s *Store) RecordHistory(ctx context.Context, q cms.HistoryQuery) ([]cms.Change, error) {
-	return nil, errChangesNotYet
+	if q.Limit < 1 {
+		return nil, &cms.Error{Code: cms.CodeInternal, Message: "RecordHistory: a limit above 0"}
+	}
+	cols := s.changeColumns()
+	if q.Documents {
+		cols += ", document, lists"
+	}
+	where, args := changeKey+" = ?", []any{keyOf(q.Account, string(q.Kind), q.ID)}
+	if q.Before > 0 {
+		where += " AND rev < ?"
+		args = append(args, q.Before)
+	}
+	return s.changeRows(ctx, q.Account, q.Documents, "SELECT "+cols+" FROM "+s.indexed("changes", "changes_rev")+
+		" WHERE "+where+" ORDER BY rev DESC LIMIT ?", append(args, q.Limit)...)
 }
 
 // RecordRevision implements cms.Store.
 func (s *Store) RecordRevision(ctx context.Context, account string, kind cms.Kind, id string, rev int64) (cms.Change, error) {
-	return cms.Change{}, errChangesNotYet
+	changes, err := s.changeRows(ctx, account, true, "SELECT "+s.changeColumns()+", document, lists FROM "+
+		s.indexed("changes", "changes_rev")+" WHERE "+changeKey+" = ? AND rev = ?", keyOf(account, string(kind), id), rev)
+	if err != nil {
+		return cms.Change{}, err
+	}
+	if len(changes) == 0 {
+		return cms.Change{}, notFound("revision")
+	}
+	return changes[0], nil
 }
 
 // LastRevision implements cms.Store.
 func (s *Store) LastRevision(ctx context.Context, account string, kind cms.Kind, id string) (cms.Change, error) {
-	return cms.Change{}, errChangesNotYet
+	changes, err := s.RecordHistory(ctx, cms.HistoryQuery{Account: account, Kind: kind, ID: id, Limit: 1})
+	if err != nil {
+		return cms.Change{}, err
+	}
+	if len(changes) == 0 {
+		return cms.Change{}, notFound("revision")
+	}
+	return changes[0], nil
 }
 
-// PurgeChanges implements cms.Store.
+// PurgeChanges implements cms.Store: the oldest changes first
+// (changes_time), each kept when it is its record's newest (a look-up of
+// changes_rev), and every account's horizon raised to the newest cursor
+// removed, in one transaction. The walk passes over the old changes it
+// keeps on every call: a store whose records mostly have one old
+// revision reads them each time.
 func (s *Store) PurgeChanges(ctx context.Context, before time.Time, limit int) (int, error) {
-	return 0, errChangesNotYet
+	if limit <= 0 {
+		return 0, &cms.Error{Code: cms.CodeInternal, Message: "PurgeChanges: a limit above 0"}
+	}
+	removed := 0
+	err := s.tx(ctx, func(s *Store) error {
+		removed = 0
+		horizons := map[string]cms.ChangeCursor{}
+		// PostgreSQL: the ids as an array, so that the rows are found by
+		// key rather than by a join with the whole table.
+		in, end := "id IN (", ")"
+		if s.postgres() {
+			in, end = "id = ANY(ARRAY(", "))"
+		}
+		err := s.queryEach(ctx, s.write, "DELETE FROM changes WHERE "+in+"SELECT c.id FROM "+s.indexed("changes AS c", "changes_time")+
+			" WHERE c.time < ? AND EXISTS (SELECT 1 FROM "+s.indexed("changes AS n", "changes_rev")+" WHERE "+
+			"n.account || '/' || n.kind || '/' || n.record_id = c.account || '/' || c.kind || '/' || c.record_id AND n.rev > c.rev) "+
+			"ORDER BY c.time, c.id LIMIT ?"+end+" RETURNING account, "+s.changeSeq()+", id", []any{micros(before), limit},
+			func(rows *sql.Rows) error {
+				var account string
+				var c cms.ChangeCursor
+				if err := rows.Scan(&account, &c.Seq, &c.ID); err != nil {
+					return err
+				}
+				removed++
+				if h, ok := horizons[account]; !ok || h.Less(c) {
+					horizons[account] = c
+				}
+				return nil
+			})
+		if err != nil {
+			return err
+		}
+		accounts := make([]string, 0, len(horizons))
+		for a := range horizons {
+			accounts = append(accounts, a)
+		}
+		slices.Sort(accounts) // a fixed order: two purges never wait on each other
+		for _, a := range accounts {
+			h := horizons[a]
+			if _, err := s.exec(ctx, "INSERT INTO change_horizons (account, seq, id) VALUES (?, ?, ?) ON CONFLICT (account) "+
+				"DO UPDATE SET seq = excluded.seq, id = excluded.id "+
+				"WHERE (change_horizons.seq, change_horizons.id) < (excluded.seq, excluded.id)", a, h.Seq, h.ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return removed, err
 }

@@ -20,4 +20,6 @@ func (s *Store) ReleaseLease(ctx context.Context, name, owner string) error { re
 func (s *Store) Cursor(ctx context.Context, name string) (string, error) { return "", errLeaseNotYet }
 
 // SetCursor implements cms.Store.
-func (s *Store) SetCursor(ctx context.Context, name, owner, value string) error { return errLeaseNotYet }
+func (s *Store) SetCursor(ctx context.Context, name, owner, value string) error {
+	return errLeaseNotYet
+}
