@@ -300,6 +300,7 @@ func (s *Service) attempt(ctx context.Context, owner string, d ClaimedDelivery) 
 		return s.release(ctx, owner, d, err)
 	}
 	now := s.Now()
+	lag := now.Sub(d.Change.Time)
 	giveUp := d.GiveUp
 	if d.Attempts <= 1 || giveUp.IsZero() {
 		// A delivery is retried for WebhookRetryFor from its first
@@ -338,7 +339,7 @@ func (s *Service) attempt(ctx context.Context, owner string, d ClaimedDelivery) 
 		o.LastError = fmt.Sprintf("answered HTTP %d", a.Status)
 	}
 	if obs, has := s.opts.Observer.(WebhookObserver); has {
-		obs.DeliveryAttempted(ok, now.Sub(d.Change.Time))
+		obs.DeliveryAttempted(ok, lag)
 		if o.Status == DeliveryFailed {
 			obs.DeliveryFailed()
 		}
