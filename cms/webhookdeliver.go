@@ -347,14 +347,17 @@ func (s *Service) attempt(ctx context.Context, owner string, d ClaimedDelivery) 
 	disabled := false
 	err = s.inTx(ctx, func(tx Store) error {
 		disabled = false
-		if err := tx.FinishAttempt(ctx, o); err != nil {
-			return err
-		}
 		if o.Status == DeliveryPending {
-			return nil
+			return tx.FinishAttempt(ctx, o)
 		}
+		// The webhook first: every transaction that holds a webhook and
+		// its deliveries takes them in that order, so none waits for
+		// another in a circle.
 		cur, err := tx.GetWebhook(ctx, d.WebhookID)
 		if err != nil {
+			return err
+		}
+		if err := tx.FinishAttempt(ctx, o); err != nil {
 			return err
 		}
 		switch {
