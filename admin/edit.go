@@ -28,6 +28,7 @@ func (h *Handler) editRoutes(mux *http.ServeMux) {
 		mux.HandleFunc("GET /"+k+"/{id}/edit", h.signedIn(ed.editPage))
 		mux.HandleFunc("POST /"+k+"/{id}/edit", h.signedIn(ed.editPost))
 	}
+	h.historyRoutes(mux, ed)
 }
 
 // editor serves the record forms, keeping the schemas it read.
@@ -83,6 +84,8 @@ type formCtx struct {
 	etag  string
 	base  string
 	saved string // the outcome of the save that led to this page
+	// restored is the revision a save restores (0: a form's save).
+	restored int64
 }
 
 // stored is a record as the form reads it.
@@ -425,7 +428,7 @@ func (h *editor) save(w http.ResponseWriter, r *http.Request, fc *formCtx) {
 		}
 		return
 	}
-	f := flash{Kind: fc.kind, ID: res.ID, Saved: res.Outcome.String()}
+	f := flash{Kind: fc.kind, ID: res.ID, Saved: res.Outcome.String(), Restored: fc.restored}
 	if after, err := h.readRecord(ctx, fc.ks, fc.kind, res.ID); err == nil {
 		f.Cleaned = sanitized(fc.ks, sent, after.obj)
 	}
@@ -519,6 +522,7 @@ func (h *editor) showForm(w http.ResponseWriter, r *http.Request, status int, fc
 	} else {
 		v.Action = h.editURL(fc.kind, fc.id)
 		v.Heading = kindLabels[fc.kind].one + " " + fc.id
+		v.HistoryURL = h.historyURL(fc.kind, fc.id, 0)
 	}
 	for _, code := range fc.ks.langs.Others() {
 		v.Picker = append(v.Picker, langChoice{Code: code, Checked: slices.Contains(fc.shown, code)})

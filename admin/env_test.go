@@ -35,10 +35,13 @@ type envOptions struct {
 	store  func(testing.TB) cms.Store
 	// api adjusts the API handler's options.
 	api func(*transport.Options)
+	// service adjusts the service's options.
+	service func(*cms.Options)
 }
 
 func newEnv(tb testing.TB, o envOptions) *env {
 	tb.Helper()
+	opts := o
 	open := o.store
 	if open == nil {
 		open = testenv.OpenSQLiteMemory
@@ -47,7 +50,12 @@ func newEnv(tb testing.TB, o envOptions) *env {
 	// Uploaded files' bytes in memory, for this env alone.
 	bucket := memblob.OpenBucket(nil)
 	tb.Cleanup(func() { bucket.Close() })
-	e.svc = testenv.NewService(tb, e.store, e.clock, func(o *cms.Options) { o.Files = bucket },
+	e.svc = testenv.NewService(tb, e.store, e.clock, func(o *cms.Options) {
+		o.Files = bucket
+		if opts.service != nil {
+			opts.service(o)
+		}
+	},
 		testenv.Account{Name: "acme", Langs: testenv.Langs("en", "it", "de"), Users: []testenv.User{
 			{Name: "admin", Perms: []string{"*"}},
 			{Name: "reader", Perms: []string{"*:read"}},

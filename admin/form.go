@@ -84,18 +84,20 @@ var notShown = map[string]string{
 
 // formView is the data of the edit page.
 type formView struct {
-	Kind     cms.Kind
-	ID       string // "" for a new record
-	New      bool
-	Heading  string
-	Action   string
-	ListURL  string
-	ETag     string
-	Base     string
-	User     string
-	CanWrite bool
-	CanClone bool
-	CanDel   bool
+	Kind    cms.Kind
+	ID      string // "" for a new record
+	New     bool
+	Heading string
+	Action  string
+	ListURL string
+	// HistoryURL is the record's history ("" for a new record).
+	HistoryURL string
+	ETag       string
+	Base       string
+	User       string
+	CanWrite   bool
+	CanClone   bool
+	CanDel     bool
 	// Default and Shown are the languages of the columns; Picker offers
 	// every language but the default.
 	Default string

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +29,8 @@ type flash struct {
 	Saved string `json:"s,omitempty"`
 	// ClonedFrom is the id of the record this one was cloned from.
 	ClonedFrom string `json:"c,omitempty"`
+	// Restored is the revision the save restored.
+	Restored int64 `json:"r,omitempty"`
 	// Cleaned lists the HTML fields that sanitizing changed.
 	Cleaned []cleaned `json:"h,omitempty"`
 }
@@ -67,12 +70,17 @@ func (h *Handler) takeFlash(w http.ResponseWriter, r *http.Request, kind cms.Kin
 		return nil, ""
 	}
 	var out []notice
-	switch f.Saved {
-	case "created":
+	rev := strconv.FormatInt(f.Restored, 10)
+	switch {
+	case f.Restored > 0 && f.Saved == "updated":
+		out = append(out, notice{Kind: "ok", Text: "Restored revision " + rev + ": the record has its values again, saved as a new revision."})
+	case f.Restored > 0 && f.Saved == "skipped":
+		out = append(out, notice{Kind: "ok", Text: "Nothing to restore: the record already had the values of revision " + rev + "."})
+	case f.Saved == "created":
 		out = append(out, notice{Kind: "ok", Text: "Saved: " + kindLabels[kind].one + " " + id + " created."})
-	case "updated":
+	case f.Saved == "updated":
 		out = append(out, notice{Kind: "ok", Text: "Saved."})
-	case "skipped":
+	case f.Saved == "skipped":
 		out = append(out, notice{Kind: "ok", Text: "Saved: nothing had changed."})
 	}
 	if f.ClonedFrom != "" {

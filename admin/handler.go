@@ -106,6 +106,7 @@ func (h *Handler) routes(mux *http.ServeMux) {
 	h.editRoutes(mux)
 	h.peopleRoutes(mux)
 	h.fileRoutes(mux)
+	h.webhookRoutes(mux)
 	mux.HandleFunc("/", h.notFound)
 }
 

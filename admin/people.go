@@ -616,6 +616,7 @@ type accountPageData struct {
 	Notice        string
 	// Picked keeps a choice the service refused.
 	Picked string
+	Audit  auditList
 }
 
 type accountLang struct {
@@ -638,6 +639,7 @@ func (h *Handler) accountData(r *http.Request) accountPageData {
 		}
 	}
 	slices.SortStableFunc(page.Addable, func(a, b isoLanguage) int { return strings.Compare(a.Name, b.Name) })
+	page.Audit = h.auditList(r)
 	return page
 }
 

@@ -97,6 +97,9 @@ func (h *Handler) nav(s *session) []navLink {
 	if s.P.Can(cms.AreaFile, cms.ActionRead) {
 		links = append(links, navLink{"Files", h.url("/file/"), "file"})
 	}
+	if s.P.Can(cms.AreaWebhook, cms.ActionRead) {
+		links = append(links, navLink{"Webhooks", h.url("/webhooks/"), "webhooks"})
+	}
 	if s.P.Can(cms.AreaUser, cms.ActionRead) {
 		links = append(links, navLink{"Users", h.url("/users/"), "users"}, navLink{"Account", h.url("/account"), "account"})
 	}

@@ -3,7 +3,10 @@
 // update; reads of one record, several, and lists with every path option,
 // a list also as an iterator that pages; delete, clone, schemas; batches,
 // with a helper that submits one and waits for it; files: uploads
-// streamed from any io.Reader, the media library, a file's uses, delete.
+// streamed from any io.Reader, the media library, a file's uses, delete;
+// a record's history and revisions, the changes feed (followed page after
+// page, or kept following at the present), webhooks and their delivery
+// log, the audit list.
 //
 // Records are the types of package cms (*cms.Resource, *cms.Map,
 // *cms.Landing, *cms.Proposal), sent and read in the wire form of the

@@ -67,11 +67,20 @@ func eachStore(t *testing.T, test func(t *testing.T, e *env)) {
 
 func newEnv(t *testing.T, open func(testing.TB) cms.Store) *env {
 	t.Helper()
+	return newEnvWith(t, open, nil)
+}
+
+// newEnvWith is newEnv with the service's options adjusted.
+func newEnvWith(t *testing.T, open func(testing.TB) cms.Store, adjust func(*cms.Options)) *env {
+	t.Helper()
 	e := &env{t: t, store: &gateStore{Store: open(t), release: make(chan struct{})}, clock: testenv.NewClock()}
 	files := memblob.OpenBucket(nil)
 	t.Cleanup(func() { files.Close() })
 	e.svc = testenv.NewService(t, e.store, e.clock, func(o *cms.Options) {
 		o.RefreshGrace, o.BatchPoll, o.Files = cms.NoGrace, 10*time.Millisecond, files
+		if adjust != nil {
+			adjust(o)
+		}
 	}, testenv.Account{Name: "acme", Langs: testenv.Langs("en", "it"), Users: []testenv.User{
 		{Name: "admin", Perms: []string{"*"}},
 		{Name: "reader", Perms: []string{"resource:read"}},

@@ -28,7 +28,8 @@ var ErrNotModified = errors.New("client: not modified")
 var ErrBatchFailed = errors.New("client: batch failed")
 
 // Errors that an *Error matches by its status (errors.Is(err,
-// client.ErrNotFound)): 401, 403, 404, 409, 412, 413, 429 and 503.
+// client.ErrNotFound)): 401, 403, 404, 409, 412, 413, 429 and 503, and
+// 410 (ErrCursorExpired, the changes feed's only 410).
 var (
 	ErrUnauthorized       = errors.New("client: unauthorized")
 	ErrForbidden          = errors.New("client: forbidden")
@@ -44,6 +45,7 @@ var statusErrors = map[int]error{
 	http.StatusUnauthorized:          ErrUnauthorized,
 	http.StatusForbidden:             ErrForbidden,
 	http.StatusNotFound:              ErrNotFound,
+	http.StatusGone:                  ErrCursorExpired,
 	http.StatusConflict:              ErrConflict,
 	http.StatusPreconditionFailed:    ErrPreconditionFailed,
 	http.StatusRequestEntityTooLarge: ErrTooLarge,

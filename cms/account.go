@@ -132,8 +132,18 @@ func (s *Service) CreateUser(ctx context.Context, u NewUser) error {
 		return err
 	}
 	now := s.Now()
-	return s.store.CreateUser(ctx, User{Name: u.Name, Account: u.Account, PasswordHash: hash,
+	return s.createUser(ctx, User{Name: u.Name, Account: u.Account, PasswordHash: hash,
 		Perms: slices.Clone(perms), Changed: now, Created: now})
+}
+
+// createUser stores u with its audit entry, in one transaction.
+func (s *Service) createUser(ctx context.Context, u User) error {
+	return s.inTx(ctx, func(tx Store) error {
+		if err := tx.CreateUser(ctx, u); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, u.Account, "user.create", u.Name, "perms "+permsText(u.Perms))
+	})
 }
 
 // User returns a stored user. CodeNotFound when there is none.
@@ -217,7 +227,10 @@ func (s *Service) deleteUser(ctx context.Context, name string, check func(User) 
 		if err := resetLoginFailures(ctx, tx, u); err != nil {
 			return err
 		}
-		return tx.DeleteUser(ctx, name)
+		if err := tx.DeleteUser(ctx, name); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, u.Account, "user.delete", u.Name, "perms "+permsText(u.Perms))
 	})
 	s.users.forget(name)
 	return err
@@ -242,18 +255,23 @@ func resetLoginFailures(ctx context.Context, tx Store, u User) error {
 
 // updateUser reads a user, lets change change it (or refuse: its error
 // is returned and nothing is stored) and stores it, in one transaction
-// with then.
+// with then and the audit entries of what changed.
 func (s *Service) updateUser(ctx context.Context, name string, change func(*User) error, then ...afterChange) error {
 	return s.inTx(ctx, func(tx Store) error {
 		u, err := tx.GetUser(ctx, name)
 		if err != nil {
 			return err
 		}
+		before := u
+		before.Perms = slices.Clone(u.Perms)
 		if err := change(&u); err != nil {
 			return err
 		}
 		u.Changed = s.Now()
 		if err := tx.UpdateUser(ctx, u); err != nil {
+			return err
+		}
+		if err := s.auditUser(ctx, tx, before, u); err != nil {
 			return err
 		}
 		for _, do := range then {

@@ -147,7 +147,8 @@ func (s *Service) SetDefaultLanguage(ctx context.Context, account, lang string) 
 // changeAccount reads an account, lets change change it and stores it,
 // in one transaction that holds the account's write lock: two changes at
 // once (a language added on one instance, the default changed on
-// another) both stay. It returns the account as stored.
+// another) both stay, each with its audit entry. It returns the account
+// as stored.
 func (s *Service) changeAccount(ctx context.Context, id string, change func(*Account) error) (Account, error) {
 	var acc Account
 	err := s.inTx(ctx, func(tx Store) error {
@@ -158,15 +159,18 @@ func (s *Service) changeAccount(ctx context.Context, id string, change func(*Acc
 		if acc, err = tx.GetAccount(ctx, id); err != nil {
 			return err
 		}
-		before := acc.Langs.String()
+		before := acc.Langs
 		acc.Langs.All = slices.Clone(acc.Langs.All)
 		if err := change(&acc); err != nil {
 			return err
 		}
-		if acc.Langs.String() == before {
+		if acc.Langs.String() == before.String() {
 			return nil // nothing changed
 		}
-		return tx.UpdateAccount(ctx, acc)
+		if err := tx.UpdateAccount(ctx, acc); err != nil {
+			return err
+		}
+		return s.auditLanguages(ctx, tx, id, before, acc.Langs)
 	})
 	return acc, err
 }

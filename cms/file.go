@@ -93,8 +93,8 @@ type FileStore interface {
 	// the purge can tell bytes without a row.
 	ExistingFileIDs(ctx context.Context, ids []string) ([]string, error)
 	// UnusedFiles returns up to limit files created before the instant
-	// that no record references (no reference with target RefFile), oldest
-	// first.
+	// that no record references (no reference with target RefFile) and
+	// no kept revision of a record named (DECISIONS §16), oldest first.
 	UnusedFiles(ctx context.Context, before time.Time, limit int) ([]File, error)
 	// FileBytes returns how many bytes the files of account hold
 	// together, and how many files there are ("" account: every account),

@@ -540,6 +540,56 @@ func TestPurgeFiles(t *testing.T) {
 	})
 }
 
+// TestPurgeKeepsFilesOfKeptRevisions: a file only an older revision
+// names stays while that revision is kept, and goes with it; a deleted
+// record's revisions name nothing.
+func TestPurgeKeepsFilesOfKeptRevisions(t *testing.T) {
+	forEachFileDatabase(t, func(o *cms.Options) {
+		o.UnusedFileAge = 24 * time.Hour
+		o.HistoryKeep = 48 * time.Hour
+	}, func(t *testing.T, e *files) {
+		ctx := e.as(t, "root")
+		older := e.upload(t, ctx, "older.png", pngImage(t, 4, 4))
+		newer := e.upload(t, ctx, "newer.png", pngImage(t, 5, 5))
+		for _, f := range []*cms.File{older, newer} {
+			if _, err := e.svc.Upsert(ctx, cms.KindResource, []byte(`{"id":"res1","image":"`+urlOf(f)+`"}`), nil); err != nil {
+				t.Fatal(err)
+			}
+			e.clock.Advance(time.Second)
+		}
+		kept := func(f *cms.File) bool {
+			t.Helper()
+			_, _, err := e.svc.GetFile(ctx, f.ID)
+			if err != nil && cms.ErrorCode(err) != cms.CodeNotFound {
+				t.Fatal(err)
+			}
+			return err == nil
+		}
+		purge := func(after time.Duration) {
+			t.Helper()
+			e.clock.Advance(after)
+			if err := e.svc.Purge(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		purge(25 * time.Hour)
+		if !kept(older) || !kept(newer) {
+			t.Fatalf("after a day: older kept %v, newer kept %v; want both (revision 1 names older)", kept(older), kept(newer))
+		}
+		purge(48 * time.Hour) // revision 1 is past HistoryKeep now
+		if kept(older) || !kept(newer) {
+			t.Fatalf("after three days: older kept %v, newer kept %v; want newer only", kept(older), kept(newer))
+		}
+		if _, err := e.svc.Delete(ctx, cms.KindResource, []string{"res1"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		purge(time.Minute)
+		if kept(newer) {
+			t.Fatal("a file named only by a deleted record's revisions was kept")
+		}
+	})
+}
+
 // A GPX in ISO-8859-1, as older GPS software writes them, is accepted and
 // its name read into UTF-8.
 func TestUploadLatin1Track(t *testing.T) {

@@ -175,7 +175,16 @@ type Options struct {
 	// it is read again; a disabled user's access tokens stop working after
 	// at most this long. Default DefaultUserRecheck (2 s).
 	UserRecheck time.Duration
+
+	// SubscriptionLease is how long an instance holds a subscription
+	// (Subscribe) without renewing it: the holder renews it every third
+	// of it, and when the holder dies another instance takes over after
+	// at most about this long. Default DefaultSubscriptionLease (30 s).
+	SubscriptionLease time.Duration
 }
+
+// DefaultSubscriptionLease is Options.SubscriptionLease's default.
+const DefaultSubscriptionLease = 30 * time.Second
 
 // The defaults of Options, applied where a field is 0.
 const (
@@ -261,6 +270,7 @@ func (o Options) withDefaults() (Options, error) {
 		option.Check(p+"FileDecodes", o.FileDecodes, "GOMAXPROCS"),
 		option.Check(p+"UnusedFileAge", o.UnusedFileAge, "never"),
 		option.Default(p+"FileOrphanAge", &o.FileOrphanAge, DefaultFileOrphanAge),
+		option.Default(p+"SubscriptionLease", &o.SubscriptionLease, DefaultSubscriptionLease),
 		option.Default(p+"HistoryKeep", &o.HistoryKeep, DefaultHistoryKeep, option.Sentinel[time.Duration]{Name: "cms.KeepAllHistory", Value: KeepAllHistory}),
 		option.Default(p+"WebhookWorkers", &o.WebhookWorkers, DefaultWebhookWorkers),
 		option.Default(p+"WebhookRetryFor", &o.WebhookRetryFor, DefaultWebhookRetryFor),

@@ -142,7 +142,7 @@ func (s *Service) CreateAccountUser(ctx context.Context, u NewAccountUser) (stri
 		return "", err
 	}
 	now := s.Now()
-	err = s.store.CreateUser(ctx, User{Name: u.Name, Account: p.Account, PasswordHash: hash,
+	err = s.createUser(ctx, User{Name: u.Name, Account: p.Account, PasswordHash: hash,
 		Perms: slices.Clone(perms), Changed: now, Created: now})
 	if ErrorCode(err) == CodeConflict {
 		return "", &Error{Code: CodeConflict, Message: fmt.Sprintf("username %q is taken: choose another", u.Name), Err: err}

@@ -35,6 +35,7 @@ func (s *Service) Run(ctx context.Context) error {
 		"webhook_workers", webhookWorkers)
 	var wg sync.WaitGroup
 	wg.Go(func() { s.purgeEvery(ctx) })
+	wg.Go(func() { s.runSubscriptions(ctx) })
 	if workers > 0 {
 		wg.Go(func() { s.runWorkers(ctx, workers) })
 	}

@@ -35,6 +35,8 @@ type Service struct {
 	// several requests ask for it together.
 	decodes    chan struct{}
 	thumbnails thumbnailJobs
+	// subs are the subscriptions of Subscribe, which Run runs.
+	subs subscriptions
 	// fences shares the changes feed's fences among its readers.
 	fences fences
 }

@@ -228,6 +228,8 @@ func NewHandler(svc *cms.Service, opts *Options) (*Handler, error) {
 		"auth/logout":  {http.MethodPost: h.logout},
 	}
 	h.routes[cms.KeywordOpenAPI] = route{http.MethodGet: h.openapi}
+	h.routes[changesSegment] = route{http.MethodGet: h.changes}
+	h.routes[auditSegment] = route{http.MethodGet: h.audit}
 	if o.EdDSAKey != nil {
 		h.routes["auth/jwks.json"] = route{http.MethodGet: h.jwks}
 	}
@@ -287,7 +289,15 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, rest string) {
 		h.serveFiles(w, r, rest)
 		return
 	}
+	if !ok && (rest == webhookSegment || strings.HasPrefix(rest, webhookSegment+"/")) {
+		h.serveWebhooks(w, r, rest)
+		return
+	}
 	if !ok {
+		if hp, isHistory := parseHistoryPath(rest); isHistory {
+			h.serveHistory(w, r, hp)
+			return
+		}
 		h.serveRecords(w, r, rest)
 		return
 	}

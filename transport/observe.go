@@ -103,6 +103,18 @@ func (e endpoint) String() string {
 		return "files"
 	case endpointFile:
 		return "file"
+	case endpointHistory:
+		return "history"
+	case endpointWebhooks:
+		return "webhooks"
+	case endpointWebhook:
+		return "webhook"
+	case endpointDeliveries:
+		return "deliveries"
+	case endpointRetry:
+		return "delivery retry"
+	case endpointAudit:
+		return "audit"
 	}
 	return "unknown"
 }

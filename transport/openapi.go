@@ -313,9 +313,11 @@ func (b *apiBuilder) build() (*apiDoc, error) {
 	}
 	for _, kind := range cms.Kinds() {
 		b.kindPaths(kind)
+		b.historyPaths(kind)
 	}
 	b.authPaths()
 	b.filePaths()
+	b.changePaths()
 	langs := strings.Join(b.langs.All, ", ")
 	return &apiDoc{
 		OpenAPI: OpenAPIVersion,
@@ -323,7 +325,8 @@ func (b *apiBuilder) build() (*apiDoc, error) {
 			Title:   "bwcms API",
 			Version: "2",
 			Description: "The REST API /api/bw/v2 of bwcms: Resources (points of interest and tracks), Maps, " +
-				"Landings and Proposals of one account, its uploaded files, and the tokens that reach them.\n\n" +
+				"Landings and Proposals of one account, its uploaded files, the history and changes feed of its records, " +
+				"its webhooks and audit list, and the tokens that reach them.\n\n" +
 				"This document is generated for an account with the languages " + langs + " (" + b.langs.Default +
 				" the default): every multi-language field has its bare name for the default language and " +
 				"<field>_<lang> for each other one. GET /api/bw/v2/openapi.json answers it for the caller's account.\n\n" +
@@ -347,6 +350,9 @@ func (b *apiBuilder) build() (*apiDoc, error) {
 			{"landing", "Landings: content pages with blocks and hotel sections that show a Map."},
 			{"proposal", "Proposals: customer-specific content pages that show a Map."},
 			{"file", "Uploaded files: the account's media library, and their bytes at public urls."},
+			{"changes", "The changes feed: every change to the account's records, in commit order."},
+			{"webhook", "Webhooks: a message to an address for each change, and the log of their deliveries."},
+			{"audit", "The audit list: changes to users, permissions, languages and webhooks."},
 			{"openapi", "This document."},
 		},
 		Paths:      b.paths,
@@ -409,6 +415,7 @@ func (b *apiBuilder) buildSchemas() error {
 	b.schemas["LoginForm"] = reflectBody(loginForm{}, "Login form", "Username and password.")
 	b.schemas["RefreshForm"] = reflectBody(refreshForm{}, "Refresh form", "The refresh token, for clients without the cookie.")
 	b.fileSchemas()
+	b.changeSchemas()
 	b.schemas["JSONSchemaDocument"] = &jsonschema.Schema{Type: "object",
 		Description: "A JSON Schema document (draft 2020-12): the record schema of the kind " +
 			"(as components/schemas has it, with $schema), or the array of them for schema.multiple.json."}
@@ -525,6 +532,9 @@ func (b *apiBuilder) parameters() map[string]*apiParameter {
 			Description: "An ETag of a read: 412 when the record changed since; * requires that it exists."},
 	}
 	for name, p := range fileParameters(path, query) {
+		params[name] = p
+	}
+	for name, p := range changeParameters(path, query) {
 		params[name] = p
 	}
 	return params

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bytes"
+	"context"
 	"crypto/ed25519"
 	"encoding/json"
 	"flag"
@@ -16,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bwcms/cms/cms"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -280,11 +282,16 @@ type apiCall struct {
 // that status accepts.
 func TestOpenAPIContract(t *testing.T) {
 	t.Parallel()
-	e := newFileEnv(t, envOptions{})
+	e := newFileEnv(t, envOptions{svc: func(o *cms.Options) { o.WebhookSender = &recordingSender{status: http.StatusOK} }})
 	ctx := t.Context()
 	if err := e.svc.CreateUser(ctx, cms.NewUser{Name: "mapper", Account: "acme", Password: testPassword, Perms: []string{"map:*"}}); err != nil {
 		t.Fatal(err)
 	}
+	// The workers deliver webhooks' messages, so a delivery exists to retry.
+	runCtx, stopRun := context.WithCancel(ctx)
+	ran := make(chan struct{})
+	go func() { defer close(ran); e.svc.Run(runCtx) }()
+	defer func() { stopRun(); <-ran }()
 	w := e.send("admin", http.MethodGet, "/api/bw/v2/openapi.json", "", nil)
 	if w.Code != http.StatusOK {
 		t.Fatalf("openapi.json: %d %s", w.Code, w.Body)
@@ -316,6 +323,35 @@ func TestOpenAPIContract(t *testing.T) {
 			t.Fatalf("batch fixture: %d %s", w.Code, w.Body)
 		}
 		batchID[kind] = receipt.BatchID
+	}
+
+	// History: a record deleted (its revisions answer a tombstone).
+	post(cms.KindResource, `{"id":"gone-walk","title":"Gone"}`)
+	if w := e.send("admin", http.MethodDelete, "/api/bw/v2/resource/gone-walk", "", nil); w.Code != http.StatusAccepted {
+		t.Fatalf("delete fixture: %d %s", w.Code, w.Body)
+	}
+	// A webhook, and a delivery of it to retry.
+	hook := func() string {
+		t.Helper()
+		w := e.send("admin", http.MethodPost, "/api/bw/v2/webhook", `{"url":"https://hooks.example.com/cms"}`, nil)
+		var wh webhookObject
+		if err := json.Unmarshal(w.Body.Bytes(), &wh); err != nil || w.Code != http.StatusCreated {
+			t.Fatalf("webhook fixture: %d %s", w.Code, w.Body)
+		}
+		return wh.ID
+	}
+	webhookID := hook()
+	post(cms.KindResource, `{"id":"hooked-walk","title":"Hooked"}`)
+	deliveryID := ""
+	for deadline := time.Now().Add(time.Minute); deliveryID == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		var log deliveryList
+		w := e.send("admin", http.MethodGet, "/api/bw/v2/webhook/"+webhookID+"/deliveries?limit=1", "", nil)
+		if json.Unmarshal(w.Body.Bytes(), &log) == nil && len(log.Deliveries) > 0 {
+			deliveryID = log.Deliveries[0].ID
+		}
+	}
+	if deliveryID == "" {
+		t.Fatal("no delivery of the webhook fixture")
 	}
 
 	// Files: a photo and a track to serve, one a Resource shows.
@@ -355,7 +391,7 @@ func TestOpenAPIContract(t *testing.T) {
 		vals := map[string]string{"ids": fixture[kind], "id": fixture[kind], "mapId": "lakes", "batchId": batchID[kind],
 			"published": "*", "fields": "title", "ignoreFields": "published", "limit": "10", "after": "aaa",
 			"bbox": "8.5,45.5,9.5,46.2", "updatedSince": "2020-01-01T00:00:00",
-			"fileId": photoFile.ID, "fileName": "lake-walk.jpg"}
+			"fileId": photoFile.ID, "fileName": "lake-walk.jpg", "rev": "1", "webhookId": webhookID, "deliveryId": deliveryID}
 		if strings.HasSuffix(op.path, "/track.geojson") {
 			vals["fileId"] = trackFile.ID
 		}
@@ -398,6 +434,53 @@ func TestOpenAPIContract(t *testing.T) {
 
 		id := op.OperationID
 		switch {
+		case strings.HasSuffix(id, "History") && kind != "":
+			add("history", 200, request(op.method, path+"?limit=2", "", "admin"))
+			add("limit 0", 400, request(op.method, path+"?limit=0", "", "admin"))
+		case strings.HasSuffix(id, "Revision") && kind != "":
+			add("revision", 200, request(op.method, path, "", "admin"))
+			add("no such revision", 404, request(op.method, fill(map[string]string{"rev": "999"}), "", "admin"))
+			if kind == cms.KindResource {
+				add("a tombstone", 200, request(op.method, fill(map[string]string{"id": "gone-walk"}), "", "admin"))
+			}
+		case id == "listChanges":
+			add("the feed", 200, request(op.method, path+"?limit=2&kinds=resource,map", "", "admin"))
+			add("from now", 200, request(op.method, path+"?after=now", "", "reader"))
+			add("no kind readable", 403, request(op.method, path, "", "librarian"))
+			add("malformed cursor", 400, request(op.method, path+"?after=x", "", "admin"))
+		case id == "createWebhook":
+			add("made", 201, request(op.method, path, `{"url":"https://hooks.example.com/two","events":["map.delete"]}`, "admin"))
+			add("made with a secret", 201, request(op.method, path, `{"url":"https://hooks.example.com/three","secret":"whsec_`+strings.Repeat("QUFB", 8)+`"}`, "admin"))
+			add("without the permission", 403, request(op.method, path, `{}`, "reader"))
+			add("unknown member", 400, request(op.method, path, `{"url":"https://hooks.example.com/x","nope":1}`, "admin"))
+			add("private address", 409, request(op.method, path, `{"url":"http://10.0.0.1/x"}`, "admin"))
+			add("too large", 413, tooLarge(request(op.method, path, `{}`, "admin")))
+		case id == "listWebhooks", id == "getWebhook":
+			add("read", 200, request(op.method, path, "", "admin"))
+			add("without the permission", 403, request(op.method, path, "", "reader"))
+			if id == "getWebhook" {
+				add("missing", 404, request(op.method, fill(map[string]string{"webhookId": "wh_missing"}), "", "admin"))
+				add("trailing slash", 400, request(op.method, path+"/", "", "admin"))
+			}
+		case id == "updateWebhook":
+			add("changed", 200, request(op.method, path, `{"enabled":true}`, "admin"))
+			add("missing", 404, request(op.method, fill(map[string]string{"webhookId": "wh_missing"}), `{"enabled":true}`, "admin"))
+			add("wrong type", 400, request(op.method, path, `{"enabled":"yes"}`, "admin"))
+			add("not http", 409, request(op.method, path, `{"url":"ftp://hooks.example.com/"}`, "admin"))
+		case id == "deleteWebhook":
+			add("deleted", 202, request(op.method, fill(map[string]string{"webhookId": hook()}), "", "admin"))
+			add("missing", 404, request(op.method, fill(map[string]string{"webhookId": "wh_missing"}), "", "admin"))
+		case id == "listWebhookDeliveries":
+			add("the log", 200, request(op.method, path+"?status=delivered", "", "admin"))
+			add("bad status", 400, request(op.method, path+"?status=lost", "", "admin"))
+			add("missing", 404, request(op.method, fill(map[string]string{"webhookId": "wh_missing"}), "", "admin"))
+		case id == "retryWebhookDelivery":
+			add("retried", 202, request(op.method, path, "", "admin"))
+			add("no such delivery", 404, request(op.method, fill(map[string]string{"deliveryId": "msg_missing"}), "", "admin"))
+		case id == "listAudit":
+			add("the list", 200, request(op.method, path+"?limit=5", "", "admin"))
+			add("without the permission", 403, request(op.method, path, "", "reader"))
+			add("before 0", 400, request(op.method, path+"?before=0", "", "admin"))
 		case id == "uploadFile":
 			unique++
 			fresh := pngImage(t, 100+unique, 80, 92)

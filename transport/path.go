@@ -28,6 +28,16 @@ const (
 	// <base>/file/{id} (file.go); they name no kind.
 	endpointFiles
 	endpointFile
+	// endpointHistory is <base>/<kind>/{id}/history[/{rev}] (history.go).
+	endpointHistory
+	// endpointWebhooks, endpointWebhook, endpointDeliveries and
+	// endpointRetry are the webhook routes (webhook.go); endpointAudit
+	// is <base>/audit.
+	endpointWebhooks
+	endpointWebhook
+	endpointDeliveries
+	endpointRetry
+	endpointAudit
 )
 
 // MaxIDs is the most ids one path may name, and the largest /limit.

@@ -38,6 +38,15 @@ var permissions = map[routeKey]need{
 	{http.MethodPost, endpointFiles}:      {cms.AreaFile, cms.ActionWrite},
 	{http.MethodGet, endpointFile}:        {cms.AreaFile, cms.ActionRead},
 	{http.MethodDelete, endpointFile}:     {cms.AreaFile, cms.ActionDelete},
+	{http.MethodGet, endpointHistory}:     {nil, cms.ActionRead},
+	{http.MethodGet, endpointWebhooks}:    {cms.AreaWebhook, cms.ActionRead},
+	{http.MethodPost, endpointWebhooks}:   {cms.AreaWebhook, cms.ActionWrite},
+	{http.MethodGet, endpointWebhook}:     {cms.AreaWebhook, cms.ActionRead},
+	{http.MethodPost, endpointWebhook}:    {cms.AreaWebhook, cms.ActionWrite},
+	{http.MethodDelete, endpointWebhook}:  {cms.AreaWebhook, cms.ActionDelete},
+	{http.MethodGet, endpointDeliveries}:  {cms.AreaWebhook, cms.ActionRead},
+	{http.MethodPost, endpointRetry}:      {cms.AreaWebhook, cms.ActionWrite},
+	{http.MethodGet, endpointAudit}:       {cms.AreaUser, cms.ActionRead},
 }
 
 // permissionOf is the permission a request of method on an endpoint of

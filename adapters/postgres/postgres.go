@@ -238,6 +238,8 @@ func open(ctx context.Context, sqldb *sql.DB, schema string, named bool, o Optio
 		AccountLock: "SELECT pg_advisory_xact_lock(2, hashtext(current_schema() || '/' || ?))",
 		// Key space 3: the login attempts of one username.
 		LoginLock: "SELECT pg_advisory_xact_lock(3, hashtext(current_schema() || '/' || ?))",
+		// Leases are dated by the server's clock, which every instance shares.
+		ClockMicros: "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)",
 		// Key space 16: the refresh tokens of one username (rotation
 		// against revocation).
 		TokenLock:  "SELECT pg_advisory_xact_lock(16, hashtext(current_schema() || '/' || ?))",

@@ -137,6 +137,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		Translate:    func(err error) error { return translate(err, room) },
 		NamesIndexes: true,
 		InStr:        "instr",
+		ClockMicros:  "CAST(unixepoch('subsec') * 1000000 AS INTEGER)",
 		// One writer, whose statements take microseconds: watching the
 		// caller's context would cost more than the statements.
 		DetachTxStatements: true,

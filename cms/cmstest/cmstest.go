@@ -26,7 +26,10 @@
 // settings, refresh tokens (one winner of concurrent spends, the user's
 // token lock), the batch queue (claims, leases, concurrent claimers) and
 // uploaded files' metadata (one file per content in an account, pages
-// newest first, unused files, GetFiles holding files against LockFile).
+// newest first, unused files, GetFiles holding files against LockFile),
+// the audit list (newest first, paged, per account) and leases (one
+// holder, even among takers at once; expiry; cursors written only by
+// the lease's holder).
 // Where adapters differ, the suite reads [cms.Features], never the
 // adapter's name.
 //
@@ -57,6 +60,8 @@ func Run(t *testing.T, open func(t *testing.T) cms.Store) {
 	t.Run("Accounts", func(t *testing.T) { testAccounts(t, open) })
 	t.Run("Logins", func(t *testing.T) { testLogins(t, open) })
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, open) })
+	t.Run("Audit", func(t *testing.T) { testAudit(t, open) })
+	t.Run("Leases", func(t *testing.T) { testLeases(t, open) })
 	t.Run("Batches", func(t *testing.T) { testBatches(t, open) })
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 	t.Run("Browse", func(t *testing.T) { testBrowse(t, open) })

@@ -140,7 +140,7 @@ func (s *Store) ExistingFileIDs(ctx context.Context, ids []string) ([]string, er
 
 // UnusedFiles implements cms.Store. The files are read oldest first
 // (files_created, by its key expression), each tested for a reference with one look-up of
-// refs_to: on PostgreSQL OFFSET 0 keeps the test a look-up per file,
+// refs_to and for a kept revision naming it with one of change_files_file: on PostgreSQL OFFSET 0 keeps the test a look-up per file,
 // never a join that could read every reference of the deployment.
 func (s *Store) UnusedFiles(ctx context.Context, before time.Time, limit int) ([]cms.File, error) {
 	if limit <= 0 {
@@ -152,7 +152,9 @@ func (s *Store) UnusedFiles(ctx context.Context, before time.Time, limit int) ([
 	}
 	return s.scanFiles(ctx, "SELECT "+fileColumns+" FROM "+s.indexed("files", "files_created")+" WHERE "+fileAgeKey+" < ? "+
 		"AND NOT EXISTS (SELECT 1 FROM "+s.indexed("refs", "refs_to")+" WHERE "+refsToKey+" = files.account || '/' || files.id "+
-		"AND to_kind = ?"+lookup+") ORDER BY "+fileAgeKey+", files.id LIMIT ?", micros(before), cms.RefFile, limit)
+		"AND to_kind = ?"+lookup+") "+
+		"AND NOT EXISTS (SELECT 1 FROM "+s.indexed("change_files", "change_files_file")+" WHERE "+changeFileKey+" = files.account || '/' || files.id"+lookup+") "+
+		"ORDER BY "+fileAgeKey+", files.id LIMIT ?", micros(before), cms.RefFile, limit)
 }
 
 // FileBytes implements cms.Store. Every account's total reads every

@@ -20,6 +20,7 @@ const (
 	mapKey         = "account || '/' || map_id"              // assignments_map_pos
 	resourceKey    = "account || '/' || resource_id"         // assignments_resource
 	fileSHAKey     = "account || '/' || sha256"              // files_sha256
+	changeFileKey  = "account || '/' || file_id"             // change_files_file
 	fileTypeKey    = "account || '/' || type"                // files_type
 	fileAgeKey     = "files.created + 0"                     // files_created
 )

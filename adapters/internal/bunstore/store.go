@@ -141,6 +141,11 @@ type Options struct {
 	ShareLock string
 	// Numbered turns ? placeholders into $1, $2, ... (PostgreSQL).
 	Numbered bool
+	// ClockMicros is the database's clock, in microseconds since the Unix
+	// epoch, as an SQL expression: leases are dated by it, so every
+	// instance judges them by one clock (PostgreSQL's clock_timestamp();
+	// SQLite's is the process's, the only one it has).
+	ClockMicros string
 	// Close releases what the adapter opened.
 	Close func() error
 

@@ -6,6 +6,7 @@
 // for its url.
 
 import { el, uploadFile, thumb, meta, trackLine, sameAdmin } from "./upload.js";
+import "./copy.js";
 
 const form = document.getElementById("file-upload");
 const input = document.getElementById("f-file");
@@ -83,24 +84,3 @@ if (form && input && progress && summary) {
     uploadAll(files);
   });
 }
-
-// Copy buttons: <button class="copy-url" data-copy="<input id>" hidden>.
-document.querySelectorAll("button.copy-url[data-copy]").forEach((b) => {
-  const from = document.getElementById(b.dataset.copy);
-  if (!from) return;
-  const status = el("span", { class: "hint copy-status", role: "status" });
-  b.after(status);
-  b.hidden = false;
-  b.addEventListener("click", async () => {
-    try {
-      await navigator.clipboard.writeText(from.value);
-    } catch {
-      from.select();
-      document.execCommand("copy");
-    }
-    status.textContent = "Copied.";
-    setTimeout(() => {
-      status.textContent = "";
-    }, 4000);
-  });
-});
