@@ -52,10 +52,12 @@ func eventsJSON(events []string) string {
 	return string(data)
 }
 
-// CreateWebhook implements cms.Store.
+// CreateWebhook implements cms.Store. Its position is one above the
+// highest: two creators at once may take the same, which only leaves
+// their order (made within one clock tick) open.
 func (s *Store) CreateWebhook(ctx context.Context, w cms.StoredWebhook) error {
-	n, err := s.exec(ctx, "INSERT INTO webhooks ("+webhookColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "+
-		"ON CONFLICT DO NOTHING",
+	n, err := s.exec(ctx, "INSERT INTO webhooks ("+webhookColumns+", position) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "+
+		"(SELECT COALESCE(MAX(position), 0) + 1 FROM webhooks)) ON CONFLICT DO NOTHING",
 		w.ID, w.Account, w.URL, eventsJSON(w.Events), w.User, w.Secret, w.PreviousSecret, nullMicros(w.PreviousUntil),
 		w.Enabled, w.Disabled, w.FailedInRow, w.Cursor, micros(w.Created), micros(w.Updated))
 	if err == nil && n == 0 {
@@ -95,7 +97,7 @@ func (s *Store) ListWebhooks(ctx context.Context, account string, enabledOnly bo
 	if len(where) > 0 {
 		query += " WHERE " + strings.Join(where, " AND ")
 	}
-	return s.scanWebhooks(ctx, query+" ORDER BY account, created, id", args...)
+	return s.scanWebhooks(ctx, query+" ORDER BY account, created, position", args...)
 }
 
 func (s *Store) scanWebhooks(ctx context.Context, query string, args ...any) ([]cms.StoredWebhook, error) {

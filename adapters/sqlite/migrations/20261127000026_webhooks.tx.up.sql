@@ -4,7 +4,10 @@
 -- previous_secret, the one a change replaced, signs beside it until
 -- previous_until; feed_cursor is the position of the account's changes
 -- feed up to which deliveries were made (compared and set by whoever
--- makes them). webhooks_list lists an account's webhooks oldest first.
+-- makes them). position numbers the webhooks in the order they were
+-- made (one more than the highest at its insert), so that webhooks made
+-- within one clock tick still list in that order: webhooks_list lists an
+-- account's webhooks oldest first, webhooks_position finds the highest.
 --
 -- A delivery is one change to one webhook, its id the message id (the
 -- same at every attempt). (webhook, change_seq, change_id) is the
@@ -30,10 +33,13 @@ CREATE TABLE IF NOT EXISTS webhooks (
     failed_in_row   INTEGER NOT NULL,
     feed_cursor     TEXT NOT NULL,
     created         INTEGER NOT NULL,
-    updated         INTEGER NOT NULL
+    updated         INTEGER NOT NULL,
+    position        INTEGER NOT NULL
 );
 --bun:split
-CREATE INDEX IF NOT EXISTS webhooks_list ON webhooks (account, created, id);
+CREATE INDEX IF NOT EXISTS webhooks_list ON webhooks (account, created, position);
+--bun:split
+CREATE INDEX IF NOT EXISTS webhooks_position ON webhooks (position);
 --bun:split
 CREATE TABLE IF NOT EXISTS webhook_deliveries (
     id            TEXT NOT NULL PRIMARY KEY,
