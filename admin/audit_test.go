@@ -5,21 +5,11 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-
-	"github.com/bwcms/cms/cms"
 )
-
-// auditBuilt skips t until the service's audit list is built.
-func (e *env) auditBuilt(t testing.TB) {
-	t.Helper()
-	_, err := e.svc.Audit(e.acme(), cms.AuditParams{})
-	built(t, err)
-}
 
 func TestAccountShowsTheAudit(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{prefix: "/admin"})
-	e.auditBuilt(t)
 	c := e.signIn("admin")
 	e.page(e.post(c, "/users/new", url.Values{"name": {"newbie"}, "generate": {"1"}, "perm": {"resource:read"}}), http.StatusCreated)
 	res := e.post(c, "/users/newbie/perms", url.Values{"perm": {"resource:read", "map:read"}})
@@ -53,7 +43,6 @@ func TestAccountShowsTheAudit(t *testing.T) {
 func TestAuditPages(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{prefix: "/admin"})
-	e.auditBuilt(t)
 	ctx := e.acme()
 	for i := range auditPageSize + 5 {
 		perms := []string{"resource:read"}

@@ -17,7 +17,6 @@ import (
 // page passes axe.
 func TestE2ERestoreARevision(t *testing.T) {
 	e := newEnv(t, envOptions{prefix: "/admin"})
-	e.historyBuilt(t)
 	e.put(cms.KindResource, `{"id":"r-1","title":"Old harbour","title_it":"Porto vecchio","shortDescription":"Boats and nets."}`)
 	b := browsertest.New(t)
 	x := e2eEditor(t, e, b, "editor")
@@ -90,7 +89,6 @@ func TestE2ERestoreARevision(t *testing.T) {
 // shows it again. The list, the form, the answer and the page pass axe.
 func TestE2EWebhookSecretShownOnce(t *testing.T) {
 	e := newEnv(t, envOptions{prefix: "/admin"})
-	e.webhooksBuilt(t)
 	b := browsertest.New(t)
 	x := e2eEditor(t, e, b, "admin")
 	x.open("/webhooks/", 200)
@@ -132,7 +130,6 @@ func TestE2EWebhookSecretShownOnce(t *testing.T) {
 // first in the account page's audit list, which passes axe.
 func TestE2EAuditShowsTheUserChange(t *testing.T) {
 	e := newEnv(t, envOptions{prefix: "/admin"})
-	e.auditBuilt(t)
 	b := browsertest.New(t)
 	x := e2eEditor(t, e, b, "admin")
 	x.open("/users/editor", 200)

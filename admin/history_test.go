@@ -12,32 +12,6 @@ import (
 	"github.com/bwcms/cms/cms"
 )
 
-// built skips t while the part of the service it needs is still the
-// skeleton's stub (cms answers "not built yet"): the pages are written
-// against the signatures, and their tests run once the service is merged.
-func built(t testing.TB, err error) {
-	t.Helper()
-	if err != nil && strings.Contains(err.Error(), "not built yet") {
-		t.Skip("the service's part is not built yet:", err)
-	}
-}
-
-// historyBuilt skips t until History is built.
-func (e *env) historyBuilt(t testing.TB) {
-	t.Helper()
-	_, err := e.svc.History(e.acme(), cms.KindResource, "any", cms.HistoryParams{})
-	built(t, err)
-}
-
-// pendingService reports whether path is served by a part of the service
-// still stubbed (the crawl does not count its 500).
-func (e *env) pendingService(path string) bool {
-	_, herr := e.svc.History(e.acme(), cms.KindResource, "any", cms.HistoryParams{})
-	_, werr := e.svc.Webhooks(e.acme())
-	notYet := func(err error) bool { return err != nil && strings.Contains(err.Error(), "not built yet") }
-	return notYet(herr) && strings.Contains(path, "/history") || notYet(werr) && strings.Contains(path, "/webhooks")
-}
-
 func historyPath(kind cms.Kind, id string) string { return "/" + string(kind) + "/" + id + "/history" }
 
 // twoRevisions stores Resource r-1 and changes its title: revision 1
@@ -52,7 +26,6 @@ func twoRevisions(e *env) {
 func TestHistoryListsRevisionsNewestFirst(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{prefix: "/admin"})
-	e.historyBuilt(t)
 	twoRevisions(e)
 	c := e.signIn("reader")
 	edit := e.open(c, editPath(cms.KindResource, "r-1"))
@@ -82,7 +55,6 @@ func TestHistoryListsRevisionsNewestFirst(t *testing.T) {
 func TestHistoryPages(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{prefix: "/admin"})
-	e.historyBuilt(t)
 	for i := range historyPageSize + 2 {
 		e.clock.Advance(1e9)
 		e.put(cms.KindResource, `{"id":"r-1","title":"T`+strings.Repeat("x", i)+`"}`)
@@ -112,7 +84,6 @@ func TestHistoryPages(t *testing.T) {
 func TestRevisionBesideNow(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{prefix: "/admin"})
-	e.historyBuilt(t)
 	twoRevisions(e)
 	c := e.signIn("admin")
 	doc := e.open(c, historyPath(cms.KindResource, "r-1")+"/1")
@@ -155,7 +126,6 @@ func (e *env) restoreForm(c *http.Client, kind cms.Kind, id, rev string) (*goque
 func TestRestoreShowsWhatChangesThenSaves(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{prefix: "/admin"})
-	e.historyBuilt(t)
 	twoRevisions(e)
 	c := e.signIn("editor")
 	path := historyPath(cms.KindResource, "r-1") + "/1/restore"
@@ -188,7 +158,6 @@ func TestRestoreShowsWhatChangesThenSaves(t *testing.T) {
 func TestRestoreLeavesAssignmentsUnlessAsked(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{prefix: "/admin"})
-	e.historyBuilt(t)
 	e.put(cms.KindMap, `{"id":"m-1","title":"Map"}`)
 	e.put(cms.KindResource, `{"id":"r-1","title":"Old","mapIds":["m-1"]}`)
 	e.clock.Advance(1e9)
@@ -235,7 +204,6 @@ func anyStrings(v any) []string {
 func TestRestoreRefusals(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{prefix: "/admin"})
-	e.historyBuilt(t)
 	twoRevisions(e)
 	path := historyPath(cms.KindResource, "r-1") + "/1/restore"
 	_, vals := e.restoreForm(e.signIn("admin"), cms.KindResource, "r-1", "1")
@@ -267,7 +235,6 @@ func TestRestoreRefusals(t *testing.T) {
 func TestRestoreAfterAnotherSaveShowsTheConflict(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{prefix: "/admin"})
-	e.historyBuilt(t)
 	twoRevisions(e)
 	c := e.signIn("admin")
 	path := historyPath(cms.KindResource, "r-1") + "/1/restore"
@@ -294,7 +261,6 @@ func TestRestoreAfterAnotherSaveShowsTheConflict(t *testing.T) {
 func TestDeletedRecordsHistory(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{prefix: "/admin"})
-	e.historyBuilt(t)
 	twoRevisions(e)
 	e.clock.Advance(1e9)
 	if _, err := e.svc.Delete(e.acme(), cms.KindResource, []string{"r-1"}, nil); err != nil {

@@ -16,13 +16,6 @@ import (
 	"github.com/bwcms/cms/cms"
 )
 
-// webhooksBuilt skips t until the service's webhooks are built.
-func (e *env) webhooksBuilt(t testing.TB) {
-	t.Helper()
-	_, err := e.svc.Webhooks(e.acme())
-	built(t, err)
-}
-
 // hooks are acme's webhooks as stored, for "nothing changed" checks.
 func (e *env) hooks() []cms.Webhook {
 	e.t.Helper()
@@ -89,7 +82,6 @@ func (e *env) addWebhook(c *http.Client, target string, events ...string) (strin
 func TestAddWebhookShowsTheSecretOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{prefix: "/admin"})
-	e.webhooksBuilt(t)
 	c := e.signIn("admin")
 	form := e.open(c, "/webhooks/new")
 	if form.Find(`input[name="event"][value="*"][checked]`).Length() != 1 {
@@ -129,7 +121,6 @@ func TestAddWebhookShowsTheSecretOnce(t *testing.T) {
 func TestAddWebhookRefusals(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{prefix: "/admin"})
-	e.webhooksBuilt(t)
 	c := e.signIn("admin")
 	before := e.hooks()
 
@@ -164,7 +155,6 @@ func TestAddWebhookRefusals(t *testing.T) {
 func TestChangeWebhook(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{prefix: "/admin"})
-	e.webhooksBuilt(t)
 	c := e.signIn("admin")
 	page, secret := e.addWebhook(c, "https://example.com/hook", "*")
 	doc := e.open(c, page)
@@ -208,7 +198,6 @@ func TestChangeWebhook(t *testing.T) {
 func TestDeleteWebhook(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{prefix: "/admin"})
-	e.webhooksBuilt(t)
 	e.addUser("hooker", "webhook:read", "webhook:write", "*:read")
 	c := e.signIn("admin")
 	page, _ := e.addWebhook(c, "https://example.com/hook", "*")
@@ -280,7 +269,6 @@ func TestWebhookDeliveriesAndRetry(t *testing.T) {
 	t.Parallel()
 	sender := &fakeSender{status: http.StatusOK, body: `<b>thanks</b>`}
 	e := newEnv(t, envOptions{prefix: "/admin", service: func(o *cms.Options) { o.WebhookSender = sender }})
-	e.webhooksBuilt(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- e.svc.Run(ctx) }()

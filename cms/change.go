@@ -25,6 +25,13 @@ type ChangeRef struct {
 	Kind Kind
 	ID   string
 	Op   ChangeOp
+	// Touched says the transaction did not write the record itself: its
+	// timeLastUpdate, or its assignment lists, moved with another
+	// record's write (an assignment, a delete, a clone). A touched Map's
+	// change records no lists: a Map can hold thousands of Resources,
+	// and copying them at each Resource assigned would make every write
+	// cost as much as the Map is big.
+	Touched bool
 }
 
 // ChangeSet is what one write transaction changed in one account: one
@@ -102,8 +109,9 @@ type Change struct {
 	// Document is the record as stored by the change (the storage form
 	// of NewDocumentCodec, as Entry.Document) and Lists its assignment
 	// lists by role (a Resource's Maps, a Map's Resources; none for the
-	// other kinds). Both are empty for a delete, for a revision of a
-	// record deleted since, and where the store was asked for none.
+	// other kinds, nor for a touched Map: ChangeRef.Touched). Both are
+	// empty for a delete, for a revision of a record deleted since, and
+	// where the store was asked for none.
 	Document string
 	Lists    map[Role][]string
 }

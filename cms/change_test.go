@@ -269,6 +269,22 @@ func TestHistoryAndRevisions(t *testing.T) {
 		if res.Title["en"] != "Rock" || !slices.Equal(res.MapIDs.Value, []string{"map1"}) {
 			t.Fatalf("revision 1 reads %+v", res)
 		}
+		// The Map, touched by the Resource's assignment, records its
+		// document but not its lists (ChangeRef.Touched); its own write
+		// records them.
+		e.upsert(t, ctx, cms.KindMap, `{"id":"map1","title":"Map again"}`)
+		touched, err := e.svc.Revision(ctx, cms.KindMap, "map1", 2)
+		if err != nil || touched.Entry == nil || touched.Entry.Record.(*cms.Map).ResourceIDs.Set {
+			t.Fatalf("touched Map's revision: %+v %v, want its document without lists", touched, err)
+		}
+		own, err := e.svc.Revision(ctx, cms.KindMap, "map1", 3)
+		if err != nil || !slices.Equal(own.Entry.Record.(*cms.Map).ResourceIDs.Value, []string{"res1"}) {
+			t.Fatalf("Map's own revision: %+v %v, want resourceIds [res1]", own, err)
+		}
+		mapPage, err := e.svc.History(ctx, cms.KindMap, "map1", cms.HistoryParams{})
+		if err != nil || !slices.Equal(mapPage.Revisions[0].Changed, []string{"title"}) || len(mapPage.Revisions[1].Changed) != 0 {
+			t.Fatalf("Map history: %+v %v, want title changed at 3 and nothing told at 2", mapPage, err)
+		}
 		if _, err := e.svc.Revision(ctx, cms.KindResource, "res1", 9); cms.ErrorCode(err) != cms.CodeNotFound {
 			t.Fatalf("revision 9: %v, want not found", err)
 		}

@@ -36,17 +36,19 @@ func newChangeTracker(tx Store) *changeTracker {
 }
 
 // note records a change of one record: the last operation on a record
-// in the transaction is its change's.
-func (t *changeTracker) note(account string, kind Kind, id string, op ChangeOp) {
+// in the transaction is its change's, touched only when every one was a
+// touch.
+func (t *changeTracker) note(account string, kind Kind, id string, op ChangeOp, touched bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	k := changeKey{account, kind, id}
 	if i, ok := t.changed[k]; ok {
-		t.refs[i].ref.Op = op
+		ref := &t.refs[i].ref
+		ref.Op, ref.Touched = op, ref.Touched && touched
 		return
 	}
 	t.changed[k] = len(t.refs)
-	t.refs = append(t.refs, accountRef{account, ChangeRef{Kind: kind, ID: id, Op: op}})
+	t.refs = append(t.refs, accountRef{account, ChangeRef{Kind: kind, ID: id, Op: op, Touched: touched}})
 }
 
 // WithTx joins the transaction, still tracked.
@@ -57,7 +59,7 @@ func (t *changeTracker) PutRecord(ctx context.Context, e *Entry) error {
 	if err := t.Store.PutRecord(ctx, e); err != nil {
 		return err
 	}
-	t.note(e.Account, e.Record.Kind(), e.Record.RecordID(), ChangeUpsert)
+	t.note(e.Account, e.Record.Kind(), e.Record.RecordID(), ChangeUpsert, false)
 	return nil
 }
 
@@ -67,7 +69,7 @@ func (t *changeTracker) PutRecords(ctx context.Context, entries []*Entry) error 
 		return err
 	}
 	for _, e := range entries {
-		t.note(e.Account, e.Record.Kind(), e.Record.RecordID(), ChangeUpsert)
+		t.note(e.Account, e.Record.Kind(), e.Record.RecordID(), ChangeUpsert, false)
 	}
 	return nil
 }
@@ -77,7 +79,7 @@ func (t *changeTracker) DeleteRecord(ctx context.Context, account string, kind K
 	if err := t.Store.DeleteRecord(ctx, account, kind, id); err != nil {
 		return err
 	}
-	t.note(account, kind, id, ChangeDelete)
+	t.note(account, kind, id, ChangeDelete, false)
 	return nil
 }
 
@@ -86,7 +88,7 @@ func (t *changeTracker) TouchRecord(ctx context.Context, account string, kind Ki
 	if err := t.Store.TouchRecord(ctx, account, kind, id, at); err != nil {
 		return err
 	}
-	t.note(account, kind, id, ChangeUpsert)
+	t.note(account, kind, id, ChangeUpsert, true)
 	return nil
 }
 

@@ -115,6 +115,13 @@ func (s *Service) changedFields(codec *Codec, newer, older Change) ([]string, er
 	if err != nil {
 		return nil, err
 	}
+	// A change without lists (a touched Map's) says nothing of them.
+	if newer.Lists == nil || older.Lists == nil {
+		for _, name := range assignmentFields(newer.Kind) {
+			delete(a, name)
+			delete(b, name)
+		}
+	}
 	changed := []string{}
 	for _, name := range slices.Sorted(maps.Keys(a)) {
 		if string(a[name]) != string(b[name]) {
@@ -127,6 +134,17 @@ func (s *Service) changedFields(codec *Codec, newer, older Change) ([]string, er
 		}
 	}
 	return changed, nil
+}
+
+// assignmentFields are the wire names of kind's assignment lists.
+func assignmentFields(kind Kind) []string {
+	switch kind {
+	case KindResource:
+		return []string{"mapIds", "mapSecondaryIds"}
+	case KindMap:
+		return []string{"resourceIds", "secondaryResourceIds"}
+	}
+	return nil
 }
 
 // wireFields is a change's record on the wire, field by field.
@@ -148,12 +166,15 @@ func (s *Service) changeRecord(c Change) (Record, error) {
 	if err := s.doc.DecodeDocument(c.Document, rec); err != nil {
 		return nil, fmt.Errorf("cms: history: revision %d of %s %s: %w", c.Rev, c.Kind, c.ID, err)
 	}
-	SetAssignmentLists(rec, c.Lists[RolePrimary], c.Lists[RoleSecondary])
+	if c.Lists != nil { // else not recorded (a touched Map): left out
+		SetAssignmentLists(rec, c.Lists[RolePrimary], c.Lists[RoleSecondary])
+	}
 	return rec, nil
 }
 
 // RevisionRecord is a record as it was at one revision: Entry in the
-// read shape (assignment lists included, Updated the revision's time),
+// read shape (assignment lists included, except a touched Map's, which
+// are not recorded: ChangeRef.Touched; Updated the revision's time),
 // or, for a record deleted since, Tombstone set and Entry nil.
 type RevisionRecord struct {
 	Revision  Revision

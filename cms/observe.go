@@ -56,3 +56,14 @@ type FileObserver interface {
 	// CodeConflict (not an accepted type, unreadable) or CodeTooLarge.
 	UploadRefused(code Code)
 }
+
+// WebhookObserver is an Observer that also hears webhook deliveries: the
+// Service calls it when its Options.Observer implements it.
+type WebhookObserver interface {
+	// DeliveryAttempted reports an attempt of a delivery, ok when it was
+	// answered 2xx, lag the time from its change to the attempt.
+	DeliveryAttempted(ok bool, lag time.Duration)
+	// DeliveryFailed reports a delivery given up: retried past
+	// Options.WebhookRetryFor.
+	DeliveryFailed()
+}

@@ -162,7 +162,8 @@ type Options struct {
 	// process. Default DefaultWebhookWorkers (4).
 	WebhookWorkers int
 	// WebhookRetryFor is how long a delivery is retried (with exponential
-	// backoff) before it fails. Default DefaultWebhookRetryFor (24 h).
+	// backoff), from its first attempt, before it fails. Default
+	// DefaultWebhookRetryFor (24 h).
 	WebhookRetryFor time.Duration
 	// BenchmarkWithoutChanges writes no change records: for benchmarks
 	// that measure what the records' changes cost, never for a service

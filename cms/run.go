@@ -8,8 +8,10 @@ import (
 
 // Run runs what the service needs beside its requests until ctx ends:
 // Options.BatchWorkers workers applying submitted batches (none with
-// NoBatchWorkers) and Purge every Options.PurgeEvery. It logs what it
-// starts, and returns once everything it started has stopped. A batch
+// NoBatchWorkers), Purge every Options.PurgeEvery and, with
+// Options.WebhookSender, the delivery of webhooks (Options.WebhookWorkers
+// senders). It logs what it starts, and returns once everything it
+// started has stopped. A batch
 // being applied when ctx ends is rolled back and its lease ended, so the
 // next claim (here after a restart, or on another instance) takes it up
 // again at once; nothing is lost or applied twice. Run it beside the
@@ -25,12 +27,20 @@ func (s *Service) Run(ctx context.Context) error {
 	// it runs is handed to its workers.
 	s.workers.Add(int32(workers))
 	defer s.workers.Add(-int32(workers))
-	s.log.InfoContext(ctx, "cms: running", "batch_workers", workers, "purge_every", s.opts.PurgeEvery.String())
+	webhookWorkers := 0
+	if s.opts.WebhookSender != nil {
+		webhookWorkers = s.opts.WebhookWorkers
+	}
+	s.log.InfoContext(ctx, "cms: running", "batch_workers", workers, "purge_every", s.opts.PurgeEvery.String(),
+		"webhook_workers", webhookWorkers)
 	var wg sync.WaitGroup
 	wg.Go(func() { s.purgeEvery(ctx) })
 	wg.Go(func() { s.runSubscriptions(ctx) })
 	if workers > 0 {
 		wg.Go(func() { s.runWorkers(ctx, workers) })
+	}
+	if webhookWorkers > 0 {
+		wg.Go(func() { s.runWebhooks(ctx) })
 	}
 	wg.Wait()
 	s.log.InfoContext(context.WithoutCancel(ctx), "cms: stopped")

@@ -1,7 +1,7 @@
 // Package metrics exposes what the CMS does as Prometheus metrics, on a
 // registry the host passes (never the global one). It implements the
-// observers of cms (batches, logins, uploads) and transport (requests), so
-// neither of those packages knows Prometheus:
+// observers of cms (batches, logins, uploads, webhook deliveries) and
+// transport (requests), so neither of those packages knows Prometheus:
 //
 //	reg := prometheus.NewRegistry()
 //	m, err := metrics.New(reg)
@@ -32,6 +32,7 @@ type Metrics struct {
 	logins   *prometheus.CounterVec
 	uploads  *prometheus.CounterVec
 	refused  *prometheus.CounterVec
+	webhooks webhookMetrics
 }
 
 // New registers the metrics on reg and returns them. It fails when reg
@@ -74,8 +75,10 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "bwcms_file_uploads_refused_total",
 			Help: "Uploads refused for their content, by reason: invalid (no accepted type, unreadable) or too_large.",
 		}, []string{"reason"}),
+		webhooks: newWebhookMetrics(),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.duration, m.batches, m.records, m.applying, m.logins, m.uploads, m.refused} {
+	collectors := []prometheus.Collector{m.requests, m.duration, m.batches, m.records, m.applying, m.logins, m.uploads, m.refused}
+	for _, c := range append(collectors, m.webhooks.collectors()...) {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

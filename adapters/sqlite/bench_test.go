@@ -10,3 +10,8 @@ import (
 func BenchmarkStore(b *testing.B) {
 	cmstest.Bench(b, func(b *testing.B) cms.Store { return openTestStore(b) })
 }
+
+// BenchmarkChanges: see cmstest.BenchChanges.
+func BenchmarkChanges(b *testing.B) {
+	cmstest.BenchChanges(b, func(b *testing.B) cms.Store { return openTestStore(b) })
+}

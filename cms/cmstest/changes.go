@@ -1,10 +1,13 @@
 package cmstest
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -203,6 +206,10 @@ func testChanges(t *testing.T, open func(t *testing.T) cms.Store) {
 		wantCode(t, err, cms.CodeNotFound, "RecordRevision of another kind")
 		_, err = s.LastRevision(ctx, "c", cms.KindResource, "r-1")
 		wantCode(t, err, cms.CodeNotFound, "LastRevision in an account without it")
+		// An upsert of a record that has no row writes no change.
+		inChanges(t, s, "a", "", at(6), []cms.ChangeRef{{Kind: cms.KindResource, ID: "ghost", Op: cms.ChangeUpsert}}, nil)
+		_, err = s.LastRevision(ctx, "a", cms.KindResource, "ghost")
+		wantCode(t, err, cms.CodeNotFound, "LastRevision of an upsert without a record")
 	})
 
 	t.Run("Lists", func(t *testing.T) {
@@ -465,5 +472,99 @@ func ChangeOperations(tb testing.TB, s cms.Store, account string) {
 	}
 	if _, err := s.PurgeChanges(ctx, t0.Add(time.Hour), 100); err != nil {
 		tb.Fatal(err)
+	}
+}
+
+// changeBenchRecord is a Resource body of the load tool's shape: title,
+// short description, 2 KB of HTML, location, two Maps, categories.
+func changeBenchRecord(id, title string) string {
+	html, _ := json.Marshal("<p>" + strings.Repeat("Lorem ipsum dolor sit amet. ", 73) + "</p>")
+	return `{"id":"` + id + `","title":"` + title + `","shortDescription":"Short description of ` + id +
+		`","htmlContent":` + string(html) + `,"published":true,"locationLat":45.1,"locationLon":7.6,"locationZoom":12` +
+		`,"mapIds":["map-1","map-2"],"resourceCategories":["cat-a","cat-b"],"contactEmail":"contact@example.com"}`
+}
+
+// BenchChanges measures what the change records cost the service's
+// writes: a create of a Resource naming two Maps (three records
+// changed), an update of its title, and a batch of 1,000 such Resources
+// submitted and applied, each with the changes written and with
+// cms.Options.BenchmarkWithoutChanges.
+func BenchChanges(b *testing.B, open func(b *testing.B) cms.Store) {
+	service := func(b *testing.B, without bool) (*cms.Service, context.Context) {
+		svc, err := cms.NewService(open(b), &cms.Options{BenchmarkWithoutChanges: without})
+		if err != nil {
+			b.Fatal(err)
+		}
+		en, _ := cms.NewLanguages("en")
+		if err := svc.CreateAccount(b.Context(), "acc", en); err != nil {
+			b.Fatal(err)
+		}
+		ctx := cms.WithPrincipal(b.Context(), cms.Principal{Account: "acc", User: "u", Perms: []string{"*"}, Langs: en})
+		for _, m := range []string{"map-1", "map-2"} {
+			if _, err := svc.Upsert(ctx, cms.KindMap, []byte(`{"id":"`+m+`","title":"`+m+`","published":true}`), nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return svc, ctx
+	}
+	modes := []struct {
+		name    string
+		without bool
+	}{{"changes", false}, {"without", true}}
+	for _, m := range modes {
+		b.Run("create/"+m.name, func(b *testing.B) {
+			svc, ctx := service(b, m.without)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				id := fmt.Sprintf("new%07d", i)
+				if _, err := svc.Upsert(ctx, cms.KindResource, []byte(changeBenchRecord(id, "Create "+id)), nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	for _, m := range modes {
+		b.Run("update/"+m.name, func(b *testing.B) {
+			svc, ctx := service(b, m.without)
+			if _, err := svc.Upsert(ctx, cms.KindResource, []byte(changeBenchRecord("upd", "First")), nil); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				if _, err := svc.Upsert(ctx, cms.KindResource, []byte(changeBenchRecord("upd", fmt.Sprintf("Updated %d", i))), nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	for _, m := range modes {
+		b.Run("batch1000/"+m.name, func(b *testing.B) {
+			svc, ctx := service(b, m.without)
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				var body strings.Builder
+				body.WriteByte('[')
+				for i := range 1000 {
+					if i > 0 {
+						body.WriteByte(',')
+					}
+					n++
+					id := fmt.Sprintf("bulk%07d", n)
+					body.WriteString(changeBenchRecord(id, "Bulk "+id))
+				}
+				body.WriteByte(']')
+				if _, err := svc.SubmitBatch(ctx, cms.KindResource, []byte(body.String())); err != nil {
+					b.Fatal(err)
+				}
+				if ok, err := svc.ProcessBatch(ctx, "bench"); err != nil || !ok {
+					b.Fatalf("ProcessBatch: %v, %v", ok, err)
+				}
+			}
+		})
 	}
 }

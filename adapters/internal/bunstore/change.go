@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -38,8 +39,9 @@ func (s *Store) changeSeq() string {
 // AppendChanges implements cms.Store. The documents of the earlier
 // revisions of the records set deletes are removed first, so that the
 // statement that takes the account's tail (PostgreSQL) is the last and
-// waits for no lock after it: one statement a set without deletes (a
-// chunk of them on SQLite), two with.
+// waits for no lock after it. PostgreSQL: one statement a set without
+// deletes, two with. SQLite: a statement a run of refs of one kind and
+// operation (a chunk of 1,000 of them).
 func (s *Store) AppendChanges(ctx context.Context, set cms.ChangeSet) error {
 	if len(set.Refs) == 0 {
 		return nil
@@ -60,63 +62,115 @@ func (s *Store) AppendChanges(ctx context.Context, set cms.ChangeSet) error {
 	}
 	if s.postgres() {
 		kinds, ids, ops := make([]string, len(set.Refs)), make([]string, len(set.Refs)), make([]string, len(set.Refs))
+		touched := make([]bool, len(set.Refs))
 		for i, r := range set.Refs {
-			kinds[i], ids[i], ops[i] = string(r.Kind), r.ID, string(r.Op)
+			kinds[i], ids[i], ops[i], touched[i] = string(r.Kind), r.ID, string(r.Op), r.Touched
 		}
-		_, err := s.exec(ctx, s.appendChangesText("unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[])) "+
-			"WITH ORDINALITY AS r(kind, id, op, n)"),
-			set.Account, set.Account, set.Account, micros(set.Time), set.Author, kinds, ids, ops, set.Account)
+		_, err := s.exec(ctx, s.appendChangesText("unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS boolean[])) "+
+			"WITH ORDINALITY AS r(kind, id, op, touched, n)"),
+			set.Account, set.Account, set.Account, micros(set.Time), set.Author, kinds, ids, ops, touched, set.Account)
 		return err
 	}
-	for chunk := range slices.Chunk(set.Refs, changeChunk) {
-		rows := make([][3]string, len(chunk))
-		for i, r := range chunk {
-			rows[i] = [3]string{string(r.Kind), r.ID, string(r.Op)}
-		}
-		list, err := json.Marshal(rows)
-		if err != nil {
-			return &cms.Error{Code: cms.CodeInternal, Message: "storage failure", Err: err}
-		}
-		source := "(SELECT value ->> 0 AS kind, value ->> 1 AS id, value ->> 2 AS op, key AS n FROM json_each(?)) AS r"
-		refs := []any{string(list)}
-		args := append([]any{set.Account, set.Account, micros(set.Time), set.Author}, refs...)
-		if _, err := s.exec(ctx, s.appendChangesText(source), append(args, set.Account)...); err != nil {
-			return err
+	// SQLite, whose statements cost their CPU rather than a round trip:
+	// a statement for each run of refs of one kind and operation, each
+	// simpler than a statement for every kind.
+	for run := range refRuns(set.Refs) {
+		for chunk := range slices.Chunk(run, changeChunk) {
+			if err := s.appendRun(ctx, set, chunk); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-// appendChangesText is the statement that writes the changes of the
-// refs source (a row source r of kind, id, op and n, their order): each
-// copies its record's row (the document, the update time) and
-// assignment lists as the transaction left them, and numbers itself one
-// above the record's last revision. On PostgreSQL its first step is
-// change_tail, whose position every row takes. Its arguments: the
-// account (PostgreSQL: twice more, for change_tail and the row), the
-// time of deletes, the author, source's, the account.
+// refRuns yields refs in runs of one kind, operation and touch, in
+// order.
+func refRuns(refs []cms.ChangeRef) func(yield func([]cms.ChangeRef) bool) {
+	return func(yield func([]cms.ChangeRef) bool) {
+		start := 0
+		for i := 1; i <= len(refs); i++ {
+			if i == len(refs) || refs[i].Kind != refs[start].Kind || refs[i].Op != refs[start].Op || refs[i].Touched != refs[start].Touched {
+				if !yield(refs[start:i]) {
+					return
+				}
+				start = i
+			}
+		}
+	}
+}
+
+// appendRun writes the changes of refs, of one kind and operation, on
+// SQLite: an upsert copies its record's row (a ref whose record has no
+// row writes none), a delete dates itself set.Time.
+func (s *Store) appendRun(ctx context.Context, set cms.ChangeSet, refs []cms.ChangeRef) error {
+	kind, op := string(refs[0].Kind), refs[0].Op
+	cols := "INSERT INTO changes (account, kind, record_id, rev, op, time, author, document, lists) "
+	lastRev := "COALESCE((SELECT rev FROM " + s.indexed("changes", "changes_rev") + " WHERE " + changeKey + " = %s ORDER BY rev DESC LIMIT 1), 0) + 1"
+	var list string
+	if len(refs) > 1 {
+		ids := make([]string, len(refs))
+		for i, r := range refs {
+			ids[i] = r.ID
+		}
+		b, err := json.Marshal(ids)
+		if err != nil {
+			return &cms.Error{Code: cms.CodeInternal, Message: "storage failure", Err: err}
+		}
+		list = string(b)
+	}
+	if op == cms.ChangeDelete {
+		rev := fmt.Sprintf(lastRev, "? || '/' || json_each.value")
+		if len(refs) == 1 {
+			_, err := s.exec(ctx, cols+"VALUES (?, ?, ?, "+fmt.Sprintf(lastRev, "?")+", 'delete', ?, ?, NULL, NULL)",
+				set.Account, kind, refs[0].ID, keyOf(set.Account, kind, refs[0].ID), micros(set.Time), set.Author)
+			return err
+		}
+		_, err := s.exec(ctx, cols+"SELECT ?, ?, json_each.value, "+rev+", 'delete', ?, ?, NULL, NULL FROM json_each(?) ORDER BY json_each.key",
+			set.Account, kind, keyOf(set.Account, kind), micros(set.Time), set.Author, list)
+		return err
+	}
+	lists := "NULL" // and for a touched Map (cms.ChangeRef.Touched)
+	switch {
+	case refs[0].Kind == cms.KindResource:
+		lists = s.listsOf(resourceSide)
+	case refs[0].Kind == cms.KindMap && !refs[0].Touched:
+		lists = s.listsOf(mapSide)
+	}
+	query := cols + "SELECT rec.account, rec.kind, rec.id, " + fmt.Sprintf(lastRev, "rec.account || '/' || rec.kind || '/' || rec.id") +
+		", 'upsert', rec.updated_at, ?, rec.doc, " + lists
+	if len(refs) == 1 {
+		_, err := s.exec(ctx, query+" FROM records AS rec WHERE rec.account = ? AND rec.kind = ? AND rec.id = ?",
+			set.Author, set.Account, kind, refs[0].ID)
+		return err
+	}
+	_, err := s.exec(ctx, query+" FROM json_each(?) CROSS JOIN records AS rec WHERE rec.account = ? AND rec.kind = ? "+
+		"AND rec.id = json_each.value ORDER BY json_each.key", set.Author, list, set.Account, kind)
+	return err
+}
+
+// appendChangesText is PostgreSQL's statement that writes the changes
+// of the refs source (a row source r of kind, id, op, touched and n,
+// their order):
+// its first step is change_tail, whose position every row takes; each
+// change copies its record's row (the document, the update time) and
+// assignment lists as the transaction left them (none for a touched
+// Map: cms.ChangeRef.Touched), and numbers itself one
+// above the record's last revision; an upsert whose record has no row
+// writes none, as on SQLite. Its arguments: the account (three
+// times: change_tail, the row, the revision look-up), the time of
+// deletes, the author, source's, the account.
 func (s *Store) appendChangesText(source string) string {
-	var b strings.Builder
-	seq, records := "", "LEFT JOIN records AS rec ON rec.account = ? AND rec.kind = r.kind AND rec.id = r.id AND r.op = 'upsert'"
-	if s.postgres() {
-		b.WriteString("WITH pos AS MATERIALIZED (SELECT change_tail(?) AS seq) ")
-		seq = "commit_seq, "
+	return "WITH pos AS MATERIALIZED (SELECT change_tail(?) AS seq) " +
+		"INSERT INTO changes (commit_seq, account, kind, record_id, rev, op, time, author, document, lists) " +
+		"SELECT pos.seq, ?, r.kind, r.id, COALESCE((SELECT rev FROM changes WHERE " + changeKey +
+		" = ? || '/' || r.kind || '/' || r.id ORDER BY rev DESC LIMIT 1), 0) + 1, r.op, CASE WHEN r.op = 'delete' THEN ? ELSE rec.updated_at END, ?, rec.doc, " +
+		"CASE WHEN rec.id IS NULL THEN NULL WHEN r.kind = '" + string(cms.KindResource) + "' THEN " + s.listsOf(resourceSide) +
+		" WHEN r.kind = '" + string(cms.KindMap) + "' AND NOT r.touched THEN " + s.listsOf(mapSide) + " END FROM " + source + " CROSS JOIN pos " +
 		// A look-up of each record by its key, whatever the planner
 		// thinks of the list's length (KeyLookups).
-		records = "LEFT JOIN LATERAL (SELECT account, id, updated_at, doc FROM records WHERE account = ? AND kind = r.kind " +
-			"AND id = r.id AND r.op = 'upsert' OFFSET 0) AS rec ON true"
-		source += " CROSS JOIN pos"
-	}
-	b.WriteString("INSERT INTO changes (" + seq + "account, kind, record_id, rev, op, time, author, document, lists) SELECT ")
-	if s.postgres() {
-		b.WriteString("pos.seq, ")
-	}
-	b.WriteString("?, r.kind, r.id, COALESCE((SELECT rev FROM " + s.indexed("changes", "changes_rev") + " WHERE " + changeKey +
-		" = ? || '/' || r.kind || '/' || r.id ORDER BY rev DESC LIMIT 1), 0) + 1, r.op, COALESCE(rec.updated_at, ?), ?, rec.doc, " +
-		"CASE WHEN rec.id IS NULL THEN NULL WHEN r.kind = '" + string(cms.KindResource) + "' THEN " + s.listsOf(resourceSide) +
-		" WHEN r.kind = '" + string(cms.KindMap) + "' THEN " + s.listsOf(mapSide) + " END FROM " + source + " " + records +
-		" ORDER BY r.n")
-	return b.String()
+		"LEFT JOIN LATERAL (SELECT account, id, updated_at, doc FROM records WHERE account = ? AND kind = r.kind " +
+		"AND id = r.id AND r.op = 'upsert' OFFSET 0) AS rec ON true WHERE r.op = 'delete' OR rec.id IS NOT NULL ORDER BY r.n"
 }
 
 // listsOf is the JSON of the assignment lists of the record rec, owner
