@@ -46,7 +46,8 @@ type ChangeSet struct {
 	// timeLastUpdate as stored.
 	Time time.Time
 	// Refs are the changed records, each once, in the order they were
-	// first changed.
+	// first changed; a record deleted and written again (a batch can)
+	// twice, its delete then its upsert.
 	Refs []ChangeRef
 }
 

@@ -359,3 +359,31 @@ func readOne(t *testing.T, svc *cms.Service, ctx context.Context, kind cms.Kind,
 	t.Fatalf("%s %s not found", kind, id)
 	return nil
 }
+
+// TestBatchDeleteThenCreate: a batch that deletes a record and creates
+// it again records the delete (its tombstone, the documents before it
+// removed) and then the new record.
+func TestBatchDeleteThenCreate(t *testing.T) {
+	forEachChangeDatabase(t, nil, func(t *testing.T, e *changes) {
+		ctx := e.as(t, "root")
+		e.upsert(t, ctx, cms.KindResource, `{"id":"res1","title":"Secret title","resourceType":"POI"}`)
+		body := `[{"id":"res1","deleteElementIrreversibly":true},{"id":"res1","title":"Fresh","resourceType":"POI"}]`
+		if _, err := e.svc.SubmitBatch(ctx, cms.KindResource, []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := e.svc.ProcessBatch(ctx, "test"); !ok || err != nil {
+			t.Fatalf("process batch: %v %v", ok, err)
+		}
+		if got := readOne(t, e.svc, ctx, cms.KindResource, "res1").Record.(*cms.Resource).Title["en"]; got != "Fresh" {
+			t.Fatalf("after the batch: title %q", got)
+		}
+		old, err := e.svc.Revision(ctx, cms.KindResource, "res1", 1)
+		if err != nil || old.Entry != nil || old.Tombstone == nil || old.Tombstone.Rev != 2 {
+			t.Fatalf("revision 1 after a delete and a re-create: %+v %v, want the tombstone of rev 2", old, err)
+		}
+		page, err := e.svc.History(ctx, cms.KindResource, "res1", cms.HistoryParams{})
+		if err != nil || len(page.Revisions) != 3 || page.Revisions[0].Op != cms.ChangeUpsert || page.Revisions[1].Op != cms.ChangeDelete {
+			t.Fatalf("history: %+v %v, want the upsert 3 after the delete 2", page, err)
+		}
+	})
+}

@@ -37,16 +37,19 @@ func newChangeTracker(tx Store) *changeTracker {
 
 // note records a change of one record: the last operation on a record
 // in the transaction is its change's, touched only when every one was a
-// touch.
+// touch; a write after a delete is a change of its own.
 func (t *changeTracker) note(account string, kind Kind, id string, op ChangeOp, touched bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	k := changeKey{account, kind, id}
-	if i, ok := t.changed[k]; ok {
+	if i, ok := t.changed[k]; ok && (t.refs[i].ref.Op != ChangeDelete || op != ChangeUpsert) {
 		ref := &t.refs[i].ref
 		ref.Op, ref.Touched = op, ref.Touched && touched
 		return
 	}
+	// A record new to the transaction, or written again after its delete
+	// (a batch can): the delete keeps its own change, so that its
+	// tombstone stands and its earlier documents are removed.
 	t.changed[k] = len(t.refs)
 	t.refs = append(t.refs, accountRef{account, ChangeRef{Kind: kind, ID: id, Op: op, Touched: touched}})
 }

@@ -164,7 +164,10 @@ func (s *Store) appendChangesText(source string) string {
 	return "WITH pos AS MATERIALIZED (SELECT change_tail(?) AS seq) " +
 		"INSERT INTO changes (commit_seq, account, kind, record_id, rev, op, time, author, document, lists) " +
 		"SELECT pos.seq, ?, r.kind, r.id, COALESCE((SELECT rev FROM changes WHERE " + changeKey +
-		" = ? || '/' || r.kind || '/' || r.id ORDER BY rev DESC LIMIT 1), 0) + 1, r.op, CASE WHEN r.op = 'delete' THEN ? ELSE rec.updated_at END, ?, rec.doc, " +
+		" = ? || '/' || r.kind || '/' || r.id ORDER BY rev DESC LIMIT 1), 0) + " +
+		// A record deleted and written again comes twice: its delete
+		// first, numbered one after the other.
+		"row_number() OVER (PARTITION BY r.kind, r.id ORDER BY r.n), r.op, CASE WHEN r.op = 'delete' THEN ? ELSE rec.updated_at END, ?, rec.doc, " +
 		"CASE WHEN rec.id IS NULL THEN NULL WHEN r.kind = '" + string(cms.KindResource) + "' THEN " + s.listsOf(resourceSide) +
 		" WHEN r.kind = '" + string(cms.KindMap) + "' AND NOT r.touched THEN " + s.listsOf(mapSide) + " END FROM " + source + " CROSS JOIN pos " +
 		// A look-up of each record by its key, whatever the planner
