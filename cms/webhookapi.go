@@ -158,7 +158,9 @@ func noSuchWebhook(id string) error {
 
 // UpdateWebhook changes a webhook of the caller's account (webhook:write):
 // what in sets. A new secret keeps the old one signing beside it for 24
-// hours. Enabling a webhook clears its failures. Errors as CreateWebhook,
+// hours. A change of url, events or secret by another user than the one
+// the webhook acts for makes it act for the caller (it never carries
+// what the caller may not read). Enabling a webhook clears its failures. Errors as CreateWebhook,
 // and CodeNotFound.
 func (s *Service) UpdateWebhook(ctx context.Context, id string, in WebhookInput) (Webhook, error) {
 	p, err := s.caller(ctx, AreaWebhook, ActionWrite)
@@ -197,6 +199,13 @@ func (s *Service) UpdateWebhook(ctx context.Context, id string, in WebhookInput)
 		if in.Secret != nil && *in.Secret != w.Secret {
 			w.PreviousSecret, w.PreviousUntil, w.Secret = w.Secret, now.Add(secretOverlap), *in.Secret
 			changed = append(changed, "secret changed")
+		}
+		// Whoever points a webhook elsewhere, or changes what it carries
+		// or its secret, becomes the user it acts for: it then carries
+		// only what that user may read, never what its former user could.
+		if len(changed) > 0 && w.User != p.User {
+			changed = append(changed, "user "+w.User+" -> "+p.User)
+			w.User = p.User
 		}
 		disabling := false
 		if in.Enabled != nil && *in.Enabled != w.Enabled {

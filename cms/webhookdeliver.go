@@ -295,6 +295,21 @@ func (s *Service) attempt(ctx context.Context, owner string, d ClaimedDelivery) 
 	if err != nil {
 		return s.release(ctx, owner, d, err)
 	}
+	// Its user is checked again at every attempt (DECISIONS §1): a
+	// delivery made before the user lost the kind, or was disabled, is
+	// not sent. The webhook itself is disabled at its next change.
+	if why, err := s.deliveryRefused(ctx, w, d.Change.Kind); err != nil || why != "" {
+		if err != nil {
+			return s.release(ctx, owner, d, err)
+		}
+		o := DeliveryOutcome{ID: d.ID, WebhookID: d.WebhookID, Owner: owner, Status: DeliveryFailed,
+			Finished: s.Now(), NextAttempt: d.NextAttempt, GiveUp: d.GiveUp, LastError: why}
+		err := s.inTx(ctx, func(tx Store) error { return tx.FinishAttempt(ctx, o) })
+		if ErrorCode(err) == CodeConflict || ErrorCode(err) == CodeNotFound {
+			return nil // no longer this sender's
+		}
+		return err
+	}
 	body, err := s.webhookMessage(d.Change)
 	if err != nil {
 		return s.release(ctx, owner, d, err)
@@ -386,6 +401,23 @@ func (s *Service) attempt(ctx context.Context, owner string, d ClaimedDelivery) 
 			"reason", fmt.Sprintf("%d failed deliveries in a row", webhookFailedInRow))
 	}
 	return err
+}
+
+// deliveryRefused says why w's user may not receive a change of kind
+// now ("" when it may).
+func (s *Service) deliveryRefused(ctx context.Context, w StoredWebhook, kind Kind) (string, error) {
+	user, err := s.creds.Lookup(ctx, w.User)
+	switch {
+	case ErrorCode(err) == CodeNotFound, err == nil && (user.Account != w.Account || user.Since.After(w.Created)):
+		return "user " + w.User + " deleted", nil
+	case err != nil:
+		return "", err
+	case user.Disabled:
+		return "user " + w.User + " disabled", nil
+	case !Allowed(user.Perms, kind, ActionRead):
+		return "user " + w.User + " may not read " + kind.Plural(), nil
+	}
+	return "", nil
 }
 
 // release gives a claimed delivery up without an attempt, and returns

@@ -559,3 +559,48 @@ func TestWebhookClaimTakenOver(t *testing.T) {
 		}
 	})
 }
+
+// TestWebhookRepointActsForTheEditor: a user who points another's
+// webhook elsewhere makes it act for themself: it then carries only what
+// they may read, not what its maker could.
+func TestWebhookRepointActsForTheEditor(t *testing.T) {
+	forEachHookDatabase(t, nil, func(t *testing.T, e *hooks) {
+		root := e.as(t, "root")
+		w, _ := e.create(t, root, cms.WebhookInput{URL: ptr("https://a.example.com/")})
+		moved, err := e.svc.UpdateWebhook(e.as(t, "hooker"), w.ID, cms.WebhookInput{URL: ptr("https://b.example.com/")})
+		if err != nil || moved.User != "hooker" {
+			t.Fatalf("repointed: %+v %v, want it acting for hooker", moved, err)
+		}
+		e.upsert(t, root, cms.KindMap, `{"id":"map1","title":"Secret map"}`)
+		e.upsert(t, root, cms.KindResource, `{"id":"res1","title":"Rock"}`)
+		if got := sentNames(t, e.deliver(t)); !slices.Equal(got, []string{"resource.upsert res1 1"}) {
+			t.Fatalf("sent %q, want only what hooker may read", got)
+		}
+	})
+}
+
+// TestWebhookUserCheckedAtAttempt: a delivery made while its user could
+// read the kind is not sent once the user no longer can.
+func TestWebhookUserCheckedAtAttempt(t *testing.T) {
+	forEachHookDatabase(t, nil, func(t *testing.T, e *hooks) {
+		root := e.as(t, "root")
+		w, _ := e.create(t, e.as(t, "mapper"), cms.WebhookInput{})
+		e.upsert(t, root, cms.KindMap, `{"id":"map1","title":"Map"}`)
+		if err := e.svc.MaterializeWebhooks(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.svc.SetPerms(t.Context(), "mapper", []string{"webhook:*"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.svc.SendWebhooks(t.Context(), "test"); err != nil {
+			t.Fatal(err)
+		}
+		if sent := e.sender.messages(); len(sent) != 0 {
+			t.Fatalf("sent %q after the user lost maps", sentNames(t, sent))
+		}
+		log := e.log(t, root, w.ID)
+		if len(log) != 1 || log[0].Status != cms.DeliveryFailed || log[0].LastError != "user mapper may not read Maps" {
+			t.Fatalf("log: %+v", log)
+		}
+	})
+}

@@ -71,8 +71,8 @@ type WebhookStore interface {
 	// ListWebhooks returns account's webhooks ("" every account's),
 	// oldest first; enabledOnly keeps the enabled ones.
 	ListWebhooks(ctx context.Context, account string, enabledOnly bool) ([]StoredWebhook, error)
-	// UpdateWebhook replaces what a webhook holds but its id, account,
-	// user and creation time. CodeNotFound when there is none.
+	// UpdateWebhook replaces what a webhook holds but its id, account
+	// and creation time. CodeNotFound when there is none.
 	UpdateWebhook(ctx context.Context, w StoredWebhook) error
 	// DeleteWebhook removes a webhook and its deliveries. CodeNotFound
 	// when there is none.

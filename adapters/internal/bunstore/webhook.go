@@ -118,9 +118,9 @@ func (s *Store) scanWebhooks(ctx context.Context, query string, args ...any) ([]
 
 // UpdateWebhook implements cms.Store.
 func (s *Store) UpdateWebhook(ctx context.Context, w cms.StoredWebhook) error {
-	n, err := s.exec(ctx, "UPDATE webhooks SET url = ?, events = ?, secret = ?, previous_secret = ?, previous_until = ?, "+
+	n, err := s.exec(ctx, "UPDATE webhooks SET url = ?, events = ?, username = ?, secret = ?, previous_secret = ?, previous_until = ?, "+
 		"enabled = ?, disabled_reason = ?, failed_in_row = ?, feed_cursor = ?, updated = ? WHERE id = ?",
-		w.URL, eventsJSON(w.Events), w.Secret, w.PreviousSecret, nullMicros(w.PreviousUntil), w.Enabled, w.Disabled,
+		w.URL, eventsJSON(w.Events), w.User, w.Secret, w.PreviousSecret, nullMicros(w.PreviousUntil), w.Enabled, w.Disabled,
 		w.FailedInRow, w.Cursor, micros(w.Updated), w.ID)
 	if err == nil && n == 0 {
 		err = notFound("webhook " + w.ID)
