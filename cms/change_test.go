@@ -212,6 +212,9 @@ func TestChangesFeedCursor(t *testing.T) {
 				t.Fatalf("cursor %q: %v, want malformed", bad, err)
 			}
 		}
+		if _, err := e.svc.Changes(ctx, cms.ChangesParams{After: "999999999999"}); cms.ErrorCode(err) != cms.CodeMalformed {
+			t.Fatalf("a cursor ahead of every change: %v, want malformed", err)
+		}
 		// "now" answers nothing and the cursor of the present.
 		now, err := e.svc.Changes(ctx, cms.ChangesParams{After: "now"})
 		if err != nil || len(now.Changes) != 0 || now.Next != end {

@@ -119,13 +119,27 @@ func (s *Service) AccountChanges(ctx context.Context, account string, p ChangesP
 			return ChangesPage{}, err
 		}
 		if after.Less(horizon) {
-			return ChangesPage{}, &Error{Code: CodeGone, Message: "Cursor expired",
-				Err: fmt.Errorf("changes: cursor %s is older than the history kept (%s)", after, horizon)}
+			return ChangesPage{}, errCursorExpired(after, horizon)
+		}
+		if EndOfCommit(upTo).Less(after) {
+			// No cursor handed out is ahead of a fence taken later.
+			return ChangesPage{}, &Error{Code: CodeMalformed, Message: "Wrong request",
+				Err: fmt.Errorf("changes: cursor %s is ahead of every change (%d)", after, upTo)}
 		}
 	}
 	changes, err := s.store.Changes(ctx, ChangeQuery{Account: account, After: after, UpTo: upTo, Kinds: kinds, Limit: limit})
 	if err != nil {
 		return ChangesPage{}, err
+	}
+	if p.After != "" {
+		// A purge that committed between the horizon's read and the
+		// page's may have removed changes right after the cursor.
+		if horizon, err = s.store.ChangeHorizon(ctx, account); err != nil {
+			return ChangesPage{}, err
+		}
+		if after.Less(horizon) {
+			return ChangesPage{}, errCursorExpired(after, horizon)
+		}
 	}
 	page := ChangesPage{Changes: make([]FeedChange, len(changes))}
 	for i, c := range changes {
@@ -139,9 +153,14 @@ func (s *Service) AccountChanges(ctx context.Context, account string, p ChangesP
 		// a reader filtering by kind does not walk the same changes again.
 		page.Next = EndOfCommit(upTo).String()
 	default:
-		page.Next = after.String() // a cursor ahead of the fence stays
+		page.Next = after.String() // the fence itself
 	}
 	return page, nil
+}
+
+func errCursorExpired(after, horizon ChangeCursor) error {
+	return &Error{Code: CodeGone, Message: "Cursor expired",
+		Err: fmt.Errorf("changes: cursor %s is older than the history kept (%s)", after, horizon)}
 }
 
 func feedChange(c Change) FeedChange {

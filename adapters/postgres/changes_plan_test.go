@@ -59,12 +59,13 @@ func TestChangeStatementsUseIndexes(t *testing.T) {
 	log.Record(false)
 	ran := log.Statements()
 	want := map[string]string{
-		"INSERT INTO changes":     "changes_rev",
-		"UPDATE changes":          "changes_rev",
-		"ORDER BY commit_seq, id": "changes_feed",
-		"ORDER BY rev DESC":       "changes_rev",
-		"AND rev = ?":             "changes_rev",
-		"DELETE FROM changes":     "changes_time",
+		"INSERT INTO changes":                              "changes_rev",
+		"UPDATE changes":                                   "changes_rev",
+		"WHERE account = ? AND (commit_seq":                "changes_feed",
+		"WHERE account || '/' || kind = ? AND (commit_seq": "changes_kind",
+		"ORDER BY rev DESC":                                "changes_rev",
+		"AND rev = ?":                                      "changes_rev",
+		"DELETE FROM changes":                              "changes_time",
 	}
 	for _, state := range []string{"never analyzed", "analyzed"} {
 		if state == "analyzed" {

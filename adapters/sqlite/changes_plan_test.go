@@ -43,14 +43,15 @@ func TestChangeStatementsUseIndexes(t *testing.T) {
 	log.Record(false)
 	ran := log.Statements()
 	want := map[string]string{
-		"INSERT INTO changes":  "SEARCH changes USING COVERING INDEX changes_rev (<expr>=?)",
-		"UPDATE changes":       "SEARCH changes USING INDEX changes_rev (<expr>=?)",
-		"ORDER BY id LIMIT":    "SEARCH changes USING INDEX changes_feed (account=? AND id>? AND id<?)",
-		"ORDER BY rev DESC":    "INDEX changes_rev (<expr>=?",
-		"AND rev = ?":          "SEARCH changes USING INDEX changes_rev (<expr>=? AND rev=?)",
-		"MAX(id)":              "SEARCH changes USING COVERING INDEX changes_feed (account=?)",
-		"DELETE FROM changes":  "SEARCH c USING INDEX changes_time (time<?)",
-		"FROM change_horizons": "SEARCH change_horizons USING INDEX sqlite_autoindex_change_horizons_1 (account=?)",
+		"INSERT INTO changes":                       "SEARCH changes USING COVERING INDEX changes_rev (<expr>=?)",
+		"UPDATE changes":                            "SEARCH changes USING INDEX changes_rev (<expr>=?)",
+		"WHERE account = ? AND id >":                "SEARCH changes USING INDEX changes_feed (account=? AND id>? AND id<?)",
+		"WHERE account || '/' || kind = ? AND id >": "SEARCH changes USING INDEX changes_kind (<expr>=? AND id>? AND id<?)",
+		"ORDER BY rev DESC":                         "INDEX changes_rev (<expr>=?",
+		"AND rev = ?":                               "SEARCH changes USING INDEX changes_rev (<expr>=? AND rev=?)",
+		"MAX(id)":                                   "SEARCH changes USING COVERING INDEX changes_feed (account=?)",
+		"DELETE FROM changes":                       "SEARCH c USING INDEX changes_time (time<?)",
+		"FROM change_horizons":                      "SEARCH change_horizons USING INDEX sqlite_autoindex_change_horizons_1 (account=?)",
 	}
 	for _, state := range []string{"never analyzed", "analyzed"} {
 		if state == "analyzed" {
@@ -66,7 +67,8 @@ func TestChangeStatementsUseIndexes(t *testing.T) {
 			plan := explainQuery(t, s, query, args)
 			for _, line := range strings.Split(strings.TrimSpace(plan), "\n") {
 				if strings.HasPrefix(line, "SCAN ") && !strings.HasPrefix(line, "SCAN json_each") &&
-					!strings.HasPrefix(line, "SCAN CONSTANT ROW") && line != "SCAN x" {
+					!strings.HasPrefix(line, "SCAN CONSTANT ROW") && line != "SCAN x" &&
+					!(strings.HasPrefix(line, "SCAN k") && strings.Contains(query, "AS k")) { // a kind's page, LIMITed
 					t.Errorf("%s: %q\n%s\nplan:\n%s", state, line, query, plan)
 				}
 			}

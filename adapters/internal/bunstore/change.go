@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,11 +63,11 @@ func (s *Store) AppendChanges(ctx context.Context, set cms.ChangeSet) error {
 	}
 	if s.postgres() {
 		kinds, ids, ops := make([]string, len(set.Refs)), make([]string, len(set.Refs)), make([]string, len(set.Refs))
-		touched := make([]bool, len(set.Refs))
+		touched := make([]string, len(set.Refs)) // booleans, as every other list goes: text
 		for i, r := range set.Refs {
-			kinds[i], ids[i], ops[i], touched[i] = string(r.Kind), r.ID, string(r.Op), r.Touched
+			kinds[i], ids[i], ops[i], touched[i] = string(r.Kind), r.ID, string(r.Op), strconv.FormatBool(r.Touched)
 		}
-		_, err := s.exec(ctx, s.appendChangesText("unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS boolean[])) "+
+		_, err := s.exec(ctx, s.appendChangesText("unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(CAST(? AS text[]) AS boolean[])) "+
 			"WITH ORDINALITY AS r(kind, id, op, touched, n)"),
 			set.Account, set.Account, set.Account, micros(set.Time), set.Author, kinds, ids, ops, touched, set.Account)
 		return err
@@ -284,20 +285,32 @@ func (s *Store) Changes(ctx context.Context, q cms.ChangeQuery) ([]cms.Change, e
 		where = "id > ? AND id <= ?"
 		args = append(args, after, q.UpTo)
 	}
-	if len(q.Kinds) > 0 {
-		kinds := make([]string, len(q.Kinds))
-		for i, k := range q.Kinds {
-			kinds[i] = string(k)
-		}
-		where += " AND kind " + s.opts.InList
-		args = append(args, s.opts.List(kinds))
-	}
 	order := s.changeSeq()
 	if s.postgres() {
 		order += ", id"
 	}
-	return s.changeRows(ctx, q.Account, false, "SELECT "+s.changeColumns()+" FROM "+s.indexed("changes", "changes_feed")+
-		" WHERE account = ? AND "+where+" ORDER BY "+order+" LIMIT ?", append(args, q.Limit)...)
+	if len(q.Kinds) == 0 {
+		return s.changeRows(ctx, q.Account, false, "SELECT "+s.changeColumns()+" FROM "+s.indexed("changes", "changes_feed")+
+			" WHERE account = ? AND "+where+" ORDER BY "+order+" LIMIT ?", append(args, q.Limit)...)
+	}
+	// Of some kinds: a walk of changes_kind for each, merged, so that a
+	// rare kind costs what it holds, never a walk past every other
+	// kind's changes.
+	arms := make([]string, len(q.Kinds))
+	var all []any
+	for i, k := range q.Kinds {
+		arms[i] = "SELECT * FROM (SELECT " + s.changeColumns() + " FROM " + s.indexed("changes", "changes_kind") +
+			" WHERE " + changeKindKey + " = ? AND " + where + " ORDER BY " + order + " LIMIT ?) AS k" + fmt.Sprint(i)
+		all = append(all, q.Account+"/"+string(k))
+		all = append(all, args[1:]...)
+		all = append(all, q.Limit)
+	}
+	byPosition := "1" // id, which is the position on SQLite
+	if s.postgres() {
+		byPosition = "2, 1" // commit_seq, id
+	}
+	return s.changeRows(ctx, q.Account, false, "SELECT * FROM ("+strings.Join(arms, " UNION ALL ")+") AS kinds ORDER BY "+
+		byPosition+" LIMIT ?", append(all, q.Limit)...)
 }
 
 // ChangeHorizon implements cms.Store.

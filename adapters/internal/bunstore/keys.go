@@ -21,6 +21,7 @@ const (
 	resourceKey    = "account || '/' || resource_id"         // assignments_resource
 	fileSHAKey     = "account || '/' || sha256"              // files_sha256
 	changeFileKey  = "account || '/' || file_id"             // change_files_file
+	changeKindKey  = "account || '/' || kind"                // changes_kind
 	fileTypeKey    = "account || '/' || type"                // files_type
 	fileAgeKey     = "files.created + 0"                     // files_created
 )
