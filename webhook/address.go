@@ -39,7 +39,7 @@ func (s *Sender) dialContext(ctx context.Context, network, hostport string) (net
 				if literal, _ := netip.ParseAddr(host); literal == a {
 					return nil, refusedf("address %s is %s", a, addrKind(a))
 				}
-				return nil, refusedf("host %s resolves to address %s, which is %s", host, a, addrKind(a))
+				return nil, refusedf("host %s resolves to %s", host, addrKind(a)) // not the address itself: the log is read by webhook users
 			}
 		}
 	}

@@ -504,8 +504,8 @@ func TestSendRefusesForbiddenAddresses(t *testing.T) {
 		// resolver answers /etc/hosts so): that is what is checked and
 		// connected to.
 		if u := a.Unmap(); cms.ForbiddenWebhookAddr(u) {
-			cases["http://inside.test/hook"] = "host inside.test resolves to address " + u.String() + ", which is " + addrKind(u)
-			cases["https://mixed.test:8443/x"] = "host mixed.test resolves to address " + u.String() + ", which is " + addrKind(u)
+			cases["http://inside.test/hook"] = "host inside.test resolves to " + addrKind(u)
+			cases["https://mixed.test:8443/x"] = "host mixed.test resolves to " + addrKind(u)
 		}
 		for u, want := range cases {
 			got := s.Send(t.Context(), message(t, u))
@@ -581,7 +581,7 @@ func TestSendDNSRebinding(t *testing.T) {
 	}
 	s.CloseIdleConnections() // the next send dials again
 	got := s.Send(t.Context(), message(t, u))
-	if got.Status != 0 || !errors.Is(got.Err, ErrRefused) || !strings.Contains(got.Err.Error(), "127.0.0.1") {
+	if got.Status != 0 || !errors.Is(got.Err, ErrRefused) || !strings.Contains(got.Err.Error(), "loopback") {
 		t.Fatalf("second Send = %d %v, want refused", got.Status, got.Err)
 	}
 	if n := len(internal.requests()); n != 0 {
