@@ -57,23 +57,10 @@ func (h *Handler) audit(w http.ResponseWriter, r *http.Request) {
 // auditParamsOf reads ?limit=&before= of the audit list.
 func auditParamsOf(rawQuery string) (cms.AuditParams, error) {
 	var p cms.AuditParams
-	q, err := parseOnceQuery(rawQuery)
-	if err != nil {
-		return p, err
-	}
-	if v, ok, err := q.get("limit"); err != nil {
-		return p, err
-	} else if ok {
-		if p.Limit, err = checkLimit(v); err != nil {
-			return p, err
-		}
-	}
-	if v, ok, err := q.get("before"); err != nil {
-		return p, err
-	} else if ok {
-		if p.Before, err = checkPositive("before", v); err != nil {
-			return p, err
-		}
-	}
-	return p, nil
+	_, limit, err := pageOf(rawQuery, "before", func(v string) (err error) {
+		p.Before, err = checkPositive("before", v)
+		return err
+	})
+	p.Limit = limit
+	return p, err
 }

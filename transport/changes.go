@@ -67,39 +67,30 @@ func (h *Handler) changesBodyOf(page cms.ChangesPage) changesBody {
 // cursor or now, limit 1..1000, kinds a comma-separated list of kinds.
 func changesParamsOf(rawQuery string) (cms.ChangesParams, error) {
 	var p cms.ChangesParams
-	q, err := parseOnceQuery(rawQuery)
-	if err != nil {
-		return p, err
-	}
-	if v, ok, err := q.get("after"); err != nil {
-		return p, err
-	} else if ok {
+	q, limit, err := pageOf(rawQuery, "after", func(v string) error {
 		if v != afterNow {
 			if _, err := cms.ParseChangeCursor(v); err != nil {
-				return p, wrong("after: not a cursor")
+				return wrong("after: not a cursor")
 			}
 		}
 		p.After = v
-	}
-	if v, ok, err := q.get("limit"); err != nil {
+		return nil
+	})
+	p.Limit = limit
+	if err != nil {
 		return p, err
-	} else if ok {
-		if p.Limit, err = checkLimit(v); err != nil {
-			return p, err
-		}
 	}
-	if v, ok, err := q.get("kinds"); err != nil {
-		return p, err
-	} else if ok {
+	err = q.with("kinds", func(v string) error {
 		for name := range strings.SplitSeq(v, ",") {
 			kind := cms.Kind(name)
 			if !slices.Contains(cms.Kinds(), kind) {
-				return p, wrong("kinds: not a kind")
+				return wrong("kinds: not a kind")
 			}
 			if !slices.Contains(p.Kinds, kind) {
 				p.Kinds = append(p.Kinds, kind)
 			}
 		}
-	}
-	return p, nil
+		return nil
+	})
+	return p, err
 }

@@ -149,25 +149,12 @@ func (h *Handler) history(w http.ResponseWriter, r *http.Request, kind cms.Kind,
 // historyParamsOf reads ?limit=&after= of a history list.
 func historyParamsOf(rawQuery string) (cms.HistoryParams, error) {
 	var p cms.HistoryParams
-	q, err := parseOnceQuery(rawQuery)
-	if err != nil {
-		return p, err
-	}
-	if v, ok, err := q.get("limit"); err != nil {
-		return p, err
-	} else if ok {
-		if p.Limit, err = checkLimit(v); err != nil {
-			return p, err
-		}
-	}
-	if v, ok, err := q.get("after"); err != nil {
-		return p, err
-	} else if ok {
-		if p.After, err = checkPositive("after", v); err != nil {
-			return p, err
-		}
-	}
-	return p, nil
+	_, limit, err := pageOf(rawQuery, "after", func(v string) (err error) {
+		p.After, err = checkPositive("after", v)
+		return err
+	})
+	p.Limit = limit
+	return p, err
 }
 
 func (h *Handler) revision(w http.ResponseWriter, r *http.Request, kind cms.Kind, id, rawRev string) {
@@ -228,6 +215,32 @@ func parseOnceQuery(rawQuery string) (onceQuery, error) {
 		return nil, wrong("bad query string")
 	}
 	return onceQuery(q), nil
+}
+
+// pageOf reads ?limit= and the list's paging parameter named cursor
+// (read checks and keeps its value) of rawQuery, and returns the query
+// for the list's other parameters.
+func pageOf(rawQuery, cursor string, read func(v string) error) (q onceQuery, limit int, err error) {
+	if q, err = parseOnceQuery(rawQuery); err != nil {
+		return nil, 0, err
+	}
+	err = q.with("limit", func(v string) (err error) {
+		limit, err = checkLimit(v)
+		return err
+	})
+	if err == nil {
+		err = q.with(cursor, read)
+	}
+	return q, limit, err
+}
+
+// with calls read with the value of key when the query gives it.
+func (q onceQuery) with(key string, read func(v string) error) error {
+	v, ok, err := q.get(key)
+	if err != nil || !ok {
+		return err
+	}
+	return read(v)
 }
 
 // get is the value of key; ok false when it is not given, an error when

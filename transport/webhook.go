@@ -361,35 +361,26 @@ func (h *Handler) retryDelivery(w http.ResponseWriter, r *http.Request, id, deli
 // deliveriesParamsOf reads ?limit=&after=&status= of a delivery log.
 func deliveriesParamsOf(rawQuery string) (cms.DeliveriesParams, error) {
 	var p cms.DeliveriesParams
-	q, err := parseOnceQuery(rawQuery)
+	q, limit, err := pageOf(rawQuery, "after", func(v string) error {
+		if !opaquePattern.MatchString(v) {
+			return wrong("after: not a delivery id")
+		}
+		p.After = v
+		return nil
+	})
+	p.Limit = limit
 	if err != nil {
 		return p, err
 	}
-	if v, ok, err := q.get("limit"); err != nil {
-		return p, err
-	} else if ok {
-		if p.Limit, err = checkLimit(v); err != nil {
-			return p, err
-		}
-	}
-	if v, ok, err := q.get("after"); err != nil {
-		return p, err
-	} else if ok {
-		if !opaquePattern.MatchString(v) {
-			return p, wrong("after: not a delivery id")
-		}
-		p.After = v
-	}
-	if v, ok, err := q.get("status"); err != nil {
-		return p, err
-	} else if ok {
+	err = q.with("status", func(v string) error {
 		s := cms.DeliveryStatus(v)
 		if s != cms.DeliveryPending && s != cms.DeliveryDelivered && s != cms.DeliveryFailed {
-			return p, wrong("status: want pending, delivered or failed")
+			return wrong("status: want pending, delivered or failed")
 		}
 		p.Status = s
-	}
-	return p, nil
+		return nil
+	})
+	return p, err
 }
 
 // webhookBody reads the JSON object of a create or update: strict JSON
