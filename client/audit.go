@@ -36,44 +36,29 @@ type wireAudit struct {
 // is left empty in each entry: the caller's. A failed request yields its
 // error and ends the sequence.
 func (c *Client) Audit(ctx context.Context, opts AuditOptions) iter.Seq2[cms.AuditEntry, error] {
-	return func(yield func(cms.AuditEntry, error) bool) {
-		if opts.Limit < 0 || opts.Before < 0 {
-			yield(cms.AuditEntry{}, fmt.Errorf("client: AuditOptions %+v: Limit and Before must be 0 or more", opts))
-			return
-		}
-		before, left := opts.Before, opts.Limit
-		for {
-			n := c.pageSize
-			if opts.Limit > 0 {
-				n = min(n, left)
-			}
-			q := url.Values{"limit": {strconv.Itoa(n)}}
-			if before > 0 {
-				q.Set("before", strconv.FormatInt(before, 10))
-			}
-			var page struct {
-				Entries []wireAudit `json:"entries"`
-				Next    *int64      `json:"next"`
-			}
-			if err := c.call(ctx, &request{method: http.MethodGet, path: "audit?" + q.Encode()}, http.StatusOK, &page); err != nil {
-				yield(cms.AuditEntry{}, err)
-				return
-			}
-			for _, w := range page.Entries {
-				t, err := c.parseTime(w.Time)
-				if err != nil {
-					yield(cms.AuditEntry{}, fmt.Errorf("client: audit entry %d: %w", w.ID, err))
-					return
-				}
-				if !yield(cms.AuditEntry{ID: w.ID, Time: t, User: w.User, Action: w.Action, Target: w.Target, Detail: w.Detail}, nil) {
-					return
-				}
-			}
-			left -= len(page.Entries)
-			if page.Next == nil || len(page.Entries) == 0 || (opts.Limit > 0 && left <= 0) {
-				return
-			}
-			before = *page.Next
-		}
+	if opts.Limit < 0 || opts.Before < 0 {
+		return failed[cms.AuditEntry](fmt.Errorf("client: AuditOptions %+v: Limit and Before must be 0 or more", opts))
 	}
+	return paged(opts.Limit, c.pageSize, positiveCursor(opts.Before), func(n int, before string) ([]cms.AuditEntry, string, error) {
+		q := url.Values{"limit": {strconv.Itoa(n)}}
+		if before != "" {
+			q.Set("before", before)
+		}
+		var page struct {
+			Entries []wireAudit `json:"entries"`
+			Next    *int64      `json:"next"`
+		}
+		if err := c.call(ctx, &request{method: http.MethodGet, path: "audit?" + q.Encode()}, http.StatusOK, &page); err != nil {
+			return nil, "", err
+		}
+		entries := make([]cms.AuditEntry, len(page.Entries))
+		for i, w := range page.Entries {
+			t, err := c.parseTime(w.Time)
+			if err != nil {
+				return nil, "", fmt.Errorf("client: audit entry %d: %w", w.ID, err)
+			}
+			entries[i] = cms.AuditEntry{ID: w.ID, Time: t, User: w.User, Action: w.Action, Target: w.Target, Detail: w.Detail}
+		}
+		return entries, positiveCursor(deref(page.Next)), nil
+	})
 }

@@ -113,49 +113,34 @@ func (c *Client) file(w wireFile) (*File, error) {
 // next) and holding one page in memory. A failed request yields its
 // error and ends the sequence.
 func (c *Client) Files(ctx context.Context, opts FileListOptions) iter.Seq2[File, error] {
-	return func(yield func(File, error) bool) {
-		if err := opts.check(); err != nil {
-			yield(File{}, err)
-			return
-		}
-		after, left := opts.After, opts.Limit
-		for {
-			n := c.pageSize
-			if opts.Limit > 0 {
-				n = min(n, left)
-			}
-			q := url.Values{"limit": {strconv.Itoa(n)}}
-			if after != "" {
-				q.Set("after", after)
-			}
-			if opts.Type != "" {
-				q.Set("type", opts.Type)
-			}
-			var page struct {
-				Files []wireFile `json:"files"`
-				Next  *string    `json:"next"`
-			}
-			if err := c.call(ctx, &request{method: http.MethodGet, path: "file?" + q.Encode()}, http.StatusOK, &page); err != nil {
-				yield(File{}, err)
-				return
-			}
-			for _, w := range page.Files {
-				f, err := c.file(w)
-				if err != nil {
-					yield(File{}, err)
-					return
-				}
-				if !yield(*f, nil) {
-					return
-				}
-			}
-			left -= len(page.Files)
-			if page.Next == nil || *page.Next == "" || len(page.Files) == 0 || (opts.Limit > 0 && left <= 0) {
-				return
-			}
-			after = *page.Next
-		}
+	if err := opts.check(); err != nil {
+		return failed[File](err)
 	}
+	return paged(opts.Limit, c.pageSize, opts.After, func(n int, after string) ([]File, string, error) {
+		q := url.Values{"limit": {strconv.Itoa(n)}}
+		if after != "" {
+			q.Set("after", after)
+		}
+		if opts.Type != "" {
+			q.Set("type", opts.Type)
+		}
+		var page struct {
+			Files []wireFile `json:"files"`
+			Next  *string    `json:"next"`
+		}
+		if err := c.call(ctx, &request{method: http.MethodGet, path: "file?" + q.Encode()}, http.StatusOK, &page); err != nil {
+			return nil, "", err
+		}
+		files := make([]File, len(page.Files))
+		for i, w := range page.Files {
+			f, err := c.file(w)
+			if err != nil {
+				return nil, "", err
+			}
+			files[i] = *f
+		}
+		return files, deref(page.Next), nil
+	})
 }
 
 // check refuses what the API would answer 400.

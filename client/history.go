@@ -56,51 +56,35 @@ type wireRevision struct {
 // kept (or of another account) yields an *Error 404 (ErrNotFound). A
 // failed request yields its error and ends the sequence.
 func (c *Client) History(ctx context.Context, kind cms.Kind, id string, opts HistoryOptions) iter.Seq2[cms.Revision, error] {
-	return func(yield func(cms.Revision, error) bool) {
-		if err := checkKind(kind); err != nil {
-			yield(cms.Revision{}, err)
-			return
-		}
-		if opts.Limit < 0 || opts.After < 0 {
-			yield(cms.Revision{}, fmt.Errorf("client: HistoryOptions %+v: Limit and After must be 0 or more", opts))
-			return
-		}
-		after, left := opts.After, opts.Limit
-		for {
-			n := c.pageSize
-			if opts.Limit > 0 {
-				n = min(n, left)
-			}
-			q := url.Values{"limit": {strconv.Itoa(n)}}
-			if after > 0 {
-				q.Set("after", strconv.FormatInt(after, 10))
-			}
-			var page struct {
-				Revisions []wireRevision `json:"revisions"`
-				Next      *int64         `json:"next"`
-			}
-			path := string(kind) + "/" + url.PathEscape(id) + "/history?" + q.Encode()
-			if err := c.call(ctx, &request{method: http.MethodGet, path: path}, http.StatusOK, &page); err != nil {
-				yield(cms.Revision{}, err)
-				return
-			}
-			for _, w := range page.Revisions {
-				t, err := c.parseTime(w.Time)
-				if err != nil {
-					yield(cms.Revision{}, fmt.Errorf("client: revision %d of %s %s: %w", w.Rev, kind, id, err))
-					return
-				}
-				if !yield(cms.Revision{Rev: w.Rev, Time: t, User: w.User, Op: cms.ChangeOp(w.Op), Changed: w.Changed}, nil) {
-					return
-				}
-			}
-			left -= len(page.Revisions)
-			if page.Next == nil || len(page.Revisions) == 0 || (opts.Limit > 0 && left <= 0) {
-				return
-			}
-			after = *page.Next
-		}
+	if err := checkKind(kind); err != nil {
+		return failed[cms.Revision](err)
 	}
+	if opts.Limit < 0 || opts.After < 0 {
+		return failed[cms.Revision](fmt.Errorf("client: HistoryOptions %+v: Limit and After must be 0 or more", opts))
+	}
+	return paged(opts.Limit, c.pageSize, positiveCursor(opts.After), func(n int, after string) ([]cms.Revision, string, error) {
+		q := url.Values{"limit": {strconv.Itoa(n)}}
+		if after != "" {
+			q.Set("after", after)
+		}
+		var page struct {
+			Revisions []wireRevision `json:"revisions"`
+			Next      *int64         `json:"next"`
+		}
+		path := string(kind) + "/" + url.PathEscape(id) + "/history?" + q.Encode()
+		if err := c.call(ctx, &request{method: http.MethodGet, path: path}, http.StatusOK, &page); err != nil {
+			return nil, "", err
+		}
+		revs := make([]cms.Revision, len(page.Revisions))
+		for i, w := range page.Revisions {
+			t, err := c.parseTime(w.Time)
+			if err != nil {
+				return nil, "", fmt.Errorf("client: revision %d of %s %s: %w", w.Rev, kind, id, err)
+			}
+			revs[i] = cms.Revision{Rev: w.Rev, Time: t, User: w.User, Op: cms.ChangeOp(w.Op), Changed: w.Changed}
+		}
+		return revs, positiveCursor(deref(page.Next)), nil
+	})
 }
 
 // Revision reads the record of kind with id as it was at rev (GET

@@ -186,50 +186,35 @@ func (c *Client) delivery(webhookID string, w wireDelivery) (*cms.Delivery, erro
 // such webhook yields an *Error 404. A failed request yields its error
 // and ends the sequence.
 func (c *Client) Deliveries(ctx context.Context, webhookID string, opts DeliveryOptions) iter.Seq2[cms.Delivery, error] {
-	return func(yield func(cms.Delivery, error) bool) {
-		if opts.Limit < 0 {
-			yield(cms.Delivery{}, fmt.Errorf("client: DeliveryOptions.Limit is %d: must be 0 (no limit) or more", opts.Limit))
-			return
-		}
-		after, left := opts.After, opts.Limit
-		for {
-			n := c.pageSize
-			if opts.Limit > 0 {
-				n = min(n, left)
-			}
-			q := url.Values{"limit": {strconv.Itoa(n)}}
-			if after != "" {
-				q.Set("after", after)
-			}
-			if opts.Status != "" {
-				q.Set("status", string(opts.Status))
-			}
-			var page struct {
-				Deliveries []wireDelivery `json:"deliveries"`
-				Next       *string        `json:"next"`
-			}
-			path := "webhook/" + url.PathEscape(webhookID) + "/deliveries?" + q.Encode()
-			if err := c.call(ctx, &request{method: http.MethodGet, path: path}, http.StatusOK, &page); err != nil {
-				yield(cms.Delivery{}, err)
-				return
-			}
-			for _, w := range page.Deliveries {
-				d, err := c.delivery(webhookID, w)
-				if err != nil {
-					yield(cms.Delivery{}, err)
-					return
-				}
-				if !yield(*d, nil) {
-					return
-				}
-			}
-			left -= len(page.Deliveries)
-			if page.Next == nil || *page.Next == "" || len(page.Deliveries) == 0 || (opts.Limit > 0 && left <= 0) {
-				return
-			}
-			after = *page.Next
-		}
+	if opts.Limit < 0 {
+		return failed[cms.Delivery](fmt.Errorf("client: DeliveryOptions.Limit is %d: must be 0 (no limit) or more", opts.Limit))
 	}
+	return paged(opts.Limit, c.pageSize, opts.After, func(n int, after string) ([]cms.Delivery, string, error) {
+		q := url.Values{"limit": {strconv.Itoa(n)}}
+		if after != "" {
+			q.Set("after", after)
+		}
+		if opts.Status != "" {
+			q.Set("status", string(opts.Status))
+		}
+		var page struct {
+			Deliveries []wireDelivery `json:"deliveries"`
+			Next       *string        `json:"next"`
+		}
+		path := "webhook/" + url.PathEscape(webhookID) + "/deliveries?" + q.Encode()
+		if err := c.call(ctx, &request{method: http.MethodGet, path: path}, http.StatusOK, &page); err != nil {
+			return nil, "", err
+		}
+		deliveries := make([]cms.Delivery, len(page.Deliveries))
+		for i, w := range page.Deliveries {
+			d, err := c.delivery(webhookID, w)
+			if err != nil {
+				return nil, "", err
+			}
+			deliveries[i] = *d
+		}
+		return deliveries, deref(page.Next), nil
+	})
 }
 
 // RetryDelivery sends a delivery again (POST
