@@ -464,3 +464,23 @@ func TestWebhookAudit(t *testing.T) {
 		}
 	})
 }
+
+// TestWebhookLimit: an account holds at most cms.MaxWebhooks webhooks;
+// one more is refused and stores nothing.
+func TestWebhookLimit(t *testing.T) {
+	forEachHookDatabase(t, nil, func(t *testing.T, e *hooks) {
+		ctx := e.as(t, "root")
+		for range cms.MaxWebhooks {
+			e.create(t, ctx, cms.WebhookInput{})
+		}
+		if _, _, err := e.svc.CreateWebhook(ctx, cms.WebhookInput{URL: ptr(hookURL)}); cms.ErrorCode(err) != cms.CodeConflict {
+			t.Fatalf("webhook %d: %v, want conflict", cms.MaxWebhooks+1, err)
+		}
+		if list, err := e.svc.Webhooks(ctx); err != nil || len(list) != cms.MaxWebhooks {
+			t.Fatalf("webhooks: %d %v, want %d", len(list), err, cms.MaxWebhooks)
+		}
+		if _, _, err := e.svc.CreateWebhook(e.as(t, "otto"), cms.WebhookInput{URL: ptr(hookURL)}); err != nil {
+			t.Fatalf("another account's first webhook: %v", err)
+		}
+	})
+}

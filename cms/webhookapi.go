@@ -43,6 +43,10 @@ func (s *Service) CreateWebhookFor(ctx context.Context, user string, in WebhookI
 	return s.createWebhook(ctx, Principal{Account: id.Account, User: user, Perms: id.Perms}, in)
 }
 
+// MaxWebhooks is how many webhooks an account may hold: every instance
+// reads each enabled one's changes every second.
+const MaxWebhooks = 25
+
 func (s *Service) createWebhook(ctx context.Context, p Principal, in WebhookInput) (Webhook, string, error) {
 	var problems webhookProblems
 	url := ""
@@ -83,6 +87,13 @@ func (s *Service) createWebhook(ctx context.Context, p Principal, in WebhookInpu
 	w := StoredWebhook{Webhook: Webhook{ID: "wh_" + id, Account: p.Account, URL: url, Events: events, User: p.User,
 		Enabled: in.Enabled == nil || *in.Enabled, Created: now, Updated: now}, Secret: secret, Cursor: present.Next}
 	err = s.inTx(ctx, func(tx Store) error {
+		have, err := tx.ListWebhooks(ctx, w.Account, false)
+		if err != nil {
+			return err
+		}
+		if len(have) >= MaxWebhooks {
+			return &Error{Code: CodeConflict, Message: fmt.Sprintf("An account holds at most %d webhooks", MaxWebhooks)}
+		}
 		if err := tx.CreateWebhook(ctx, w); err != nil {
 			return err
 		}
