@@ -3,6 +3,7 @@ package cms
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -105,10 +106,25 @@ func (s *Service) createWebhook(ctx context.Context, p Principal, in WebhookInpu
 	return w.Webhook, made, nil
 }
 
+// auditURL is a webhook's url as the audit list shows it: its scheme and
+// host, the rest elided, since receivers' paths and queries often carry
+// tokens and the audit is read by every user with user:read.
+func auditURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "(an address)"
+	}
+	shown := u.Scheme + "://" + u.Host
+	if u.Path != "" && u.Path != "/" || u.RawQuery != "" {
+		shown += "/…"
+	}
+	return shown
+}
+
 // webhookDetail describes a webhook for the audit list (never its
 // secret).
 func webhookDetail(w Webhook) string {
-	d := "url " + w.URL + ", events " + strings.Join(w.Events, " ") + ", user " + w.User
+	d := "url " + auditURL(w.URL) + ", events " + strings.Join(w.Events, " ") + ", user " + w.User
 	if !w.Enabled {
 		d += ", disabled"
 	}
@@ -202,7 +218,7 @@ func (s *Service) UpdateWebhook(ctx context.Context, id string, in WebhookInput)
 		now := s.Now()
 		var changed []string
 		if w.URL != before.URL {
-			changed = append(changed, "url "+before.URL+" -> "+w.URL)
+			changed = append(changed, "url "+auditURL(before.URL)+" -> "+auditURL(w.URL))
 		}
 		if !slices.Equal(w.Events, before.Events) {
 			changed = append(changed, "events "+strings.Join(before.Events, " ")+" -> "+strings.Join(w.Events, " "))
