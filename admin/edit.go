@@ -248,15 +248,21 @@ func (fc *formCtx) langsWithDefault() []string {
 	return append([]string{fc.ks.langs.Default}, fc.shown...)
 }
 
+// formUnreadable answers a posted form that could not be read: 413 when
+// it was too large, else 400.
+func (h *editor) formUnreadable(w http.ResponseWriter, r *http.Request, err error) {
+	status := http.StatusBadRequest
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		status = http.StatusRequestEntityTooLarge
+	}
+	h.renderError(w, r, status, "The form could not be read. Go back and try again.")
+}
+
 // editPost answers POST: a save, or a button that changes the form.
 func (h *editor) editPost(w http.ResponseWriter, r *http.Request) {
 	uploads, err := h.readPostedForm(w, r)
 	if err != nil {
-		status := http.StatusBadRequest
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			status = http.StatusRequestEntityTooLarge
-		}
-		h.renderError(w, r, status, "The form could not be read. Go back and try again.")
+		h.formUnreadable(w, r, err)
 		return
 	}
 	fc, ok := h.open(w, r)

@@ -33,18 +33,6 @@ func (h *Handler) historyRoutes(mux *http.ServeMux, ed *editor) {
 // historyPageSize is the revisions of one page of a history.
 const historyPageSize = 50
 
-// assignmentFields are the assignment lists of a kind: a restore leaves
-// them out unless the editor asks (DECISIONS §18).
-func assignmentFields(kind cms.Kind) []string {
-	switch kind {
-	case cms.KindResource:
-		return []string{"mapIds", "mapSecondaryIds"}
-	case cms.KindMap:
-		return []string{"resourceIds", "secondaryResourceIds"}
-	}
-	return nil
-}
-
 // historyURL is the address of a record's history, or of one revision
 // (rev above 0).
 func (h *Handler) historyURL(kind cms.Kind, id string, rev int64) string {
@@ -264,7 +252,7 @@ type diffRow struct {
 func (rc *revisionCtx) row(wire string) diffRow {
 	_, lang, _ := rc.ks.topField(wire)
 	d := diffRow{Wire: wire, Label: problemLabel(rc.ks, wire), Lang: lang, Then: display(rc.then[wire]), Now: display(rc.nowValue(wire)),
-		Assign: slices.Contains(assignmentFields(rc.kind), wire)}
+		Assign: slices.Contains(cms.AssignmentFields(rc.kind), wire)}
 	d.Differs = !sameValue(rc.then[wire], rc.nowValue(wire))
 	d.Block = strings.Contains(d.Then+d.Now, "\n") || len(d.Then)+len(d.Now) > 160
 	return d

@@ -1,7 +1,6 @@
 package admin
 
 import (
-	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -102,11 +101,7 @@ func (h *editor) restorePage(w http.ResponseWriter, r *http.Request) {
 func (h *editor) restorePost(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBody)
 	if err := parseForm(r); err != nil {
-		status := http.StatusBadRequest
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			status = http.StatusRequestEntityTooLarge
-		}
-		h.renderError(w, r, status, "The form could not be read. Go back and try again.")
+		h.formUnreadable(w, r, err)
 		return
 	}
 	rc, ok := h.openRestore(w, r)
@@ -119,7 +114,7 @@ func (h *editor) restorePost(w http.ResponseWriter, r *http.Request) {
 	r.PostForm, r.Form = form, form
 	withAssign := form.Get(ctlAssign) == "yes"
 	known := rc.comparable()
-	assign := assignmentFields(rc.kind)
+	assign := cms.AssignmentFields(rc.kind)
 	var fields []string
 	for _, wire := range form[ctlFields] {
 		if !slices.Contains(known, wire) || slices.Contains(fields, wire) || !withAssign && slices.Contains(assign, wire) {

@@ -117,7 +117,7 @@ func (s *Service) changedFields(codec *Codec, newer, older Change) ([]string, er
 	}
 	// A change without lists (a touched Map's) says nothing of them.
 	if newer.Lists == nil || older.Lists == nil {
-		for _, name := range assignmentFields(newer.Kind) {
+		for _, name := range AssignmentFields(newer.Kind) {
 			delete(a, name)
 			delete(b, name)
 		}
@@ -136,8 +136,10 @@ func (s *Service) changedFields(codec *Codec, newer, older Change) ([]string, er
 	return changed, nil
 }
 
-// assignmentFields are the wire names of kind's assignment lists.
-func assignmentFields(kind Kind) []string {
+// AssignmentFields are the wire names of kind's assignment lists (a
+// Resource's Maps, a Map's Resources; none for the other kinds): what a
+// restore leaves out unless asked (DECISIONS §18).
+func AssignmentFields(kind Kind) []string {
 	switch kind {
 	case KindResource:
 		return []string{"mapIds", "mapSecondaryIds"}
