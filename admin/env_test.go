@@ -37,6 +37,9 @@ type envOptions struct {
 	api func(*transport.Options)
 	// service adjusts the service's options.
 	service func(*cms.Options)
+	// tiles are the maps' tiles; default BlankTiles, so that no test
+	// fetches anything off the machine.
+	tiles Tiles
 }
 
 func newEnv(tb testing.TB, o envOptions) *env {
@@ -71,7 +74,11 @@ func newEnv(tb testing.TB, o envOptions) *env {
 		tb.Fatal(err)
 	}
 	e.api = api
-	e.h, err = NewHandler(Options{Service: e.svc, API: api, Prefix: o.prefix})
+	tiles := o.tiles
+	if tiles.URL == "" {
+		tiles.URL = BlankTiles
+	}
+	e.h, err = NewHandler(Options{Service: e.svc, API: api, Prefix: o.prefix, Tiles: tiles})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -31,6 +31,9 @@ type Options struct {
 	// the service's file urls (API's public URL, else the request's own)
 	// is always allowed. Default: none.
 	ImageOrigins []string
+	// Tiles is the base layer of the maps; default OpenStreetMap's
+	// standard tiles (Tiles). Its origin joins the pages' img-src.
+	Tiles Tiles
 }
 
 // Handler serves the admin's pages under its prefix.
@@ -45,7 +48,9 @@ type Handler struct {
 	// imageOrigins are Options.ImageOrigins; pages add the origin of the
 	// file urls to them.
 	imageOrigins []string
-	mux          *http.ServeMux
+	// tiles is Options.Tiles with its defaults.
+	tiles Tiles
+	mux   *http.ServeMux
 	// guard refuses state-changing requests a browser sends from another
 	// site.
 	guard *http.CrossOriginProtection
@@ -64,12 +69,20 @@ func NewHandler(o Options) (*Handler, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	tiles, err := o.Tiles.normal()
+	if err != nil {
+		return nil, err
+	}
+	images := slices.Clone(o.ImageOrigins)
+	if to := tiles.origin(); to != "" {
+		images = append(images, to)
+	}
 	as, err := loadAssets()
 	if err != nil {
 		return nil, err
 	}
 	h := &Handler{svc: o.Service, api: o.API, prefix: prefix, log: log, assets: as,
-		csp: contentSecurityPolicy(o.ImageOrigins), imageOrigins: slices.Clone(o.ImageOrigins), guard: http.NewCrossOriginProtection()}
+		csp: contentSecurityPolicy(images), imageOrigins: images, tiles: tiles, guard: http.NewCrossOriginProtection()}
 	if h.pages, err = parsePages(h.templateFuncs()); err != nil {
 		return nil, err
 	}

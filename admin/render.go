@@ -49,6 +49,7 @@ func (h *Handler) templateFuncs() template.FuncMap {
 	return template.FuncMap{
 		"url":   h.url,
 		"asset": h.link,
+		"tiles": func() Tiles { return h.tiles },
 		"kindLabel": func(k cms.Kind) string {
 			return kindLabels[k].plural
 		},

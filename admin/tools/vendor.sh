@@ -4,7 +4,7 @@
 #
 # It installs the exact versions that package-lock.json pins (npm ci checks
 # each package's integrity hash) in a temporary folder, then copies:
-#   - Trix and SortableJS, served by the admin, into
+#   - Trix, SortableJS, Leaflet and supercluster, served by the admin, into
 #       admin/static/vendor/<name>@<version>/   and writes
 #       admin/static/vendor/SHA256SUMS
 #   - axe-core, for the browser tests only (never served, never embedded by
@@ -48,6 +48,7 @@ install() {
   mkdir -p "$dest"
   local pair
   for pair in "$@"; do
+    mkdir -p "$(dirname "$dest/${pair##*:}")"
     cp "$nm/$name/${pair%%:*}" "$dest/${pair##*:}"
   done
   echo "vendor.sh: $dest"
@@ -75,6 +76,14 @@ install "$static_vendor" trix \
   dist/trix.esm.min.js:trix.esm.min.js dist/trix.css:trix.css LICENSE:LICENSE \
   ../dompurify/LICENSE:LICENSE.DOMPurify
 install "$static_vendor" sortablejs Sortable.min.js:Sortable.min.js LICENSE:LICENSE
+install "$static_vendor" leaflet \
+  dist/leaflet.js:leaflet.js dist/leaflet.css:leaflet.css LICENSE:LICENSE \
+  dist/images/layers.png:images/layers.png dist/images/layers-2x.png:images/layers-2x.png \
+  dist/images/marker-icon.png:images/marker-icon.png dist/images/marker-icon-2x.png:images/marker-icon-2x.png \
+  dist/images/marker-shadow.png:images/marker-shadow.png
+# supercluster's UMD bundle includes kdbush (ISC): its licence travels with it.
+install "$static_vendor" supercluster \
+  dist/supercluster.min.js:supercluster.min.js LICENSE:LICENSE ../kdbush/LICENSE:LICENSE.kdbush
 sums "$static_vendor"
 
 install "$test_vendor" axe-core axe.min.js:axe.min.js LICENSE:LICENSE LICENSE-3RD-PARTY.txt:LICENSE-3RD-PARTY.txt

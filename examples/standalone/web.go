@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/bwcms/cms/admin"
@@ -19,6 +20,10 @@ var webSettings = []setting{
 	{"cookie-samesite", "CMS_COOKIE_SAMESITE", "strict", "SameSite of the refresh cookie: strict, lax or none (a front-end on another site)"},
 	{"cookie-domain", "CMS_COOKIE_DOMAIN", "", "Domain of the refresh cookie (default none: this host only)"},
 	{"admin-path", "CMS_ADMIN_PATH", "/admin/", "path of the editors' web UI (empty: no admin)"},
+	{"tile-url", "CMS_TILE_URL", "", "tiles of the admin's maps, with {z}, {x} and {y} (default OpenStreetMap's standard tiles; blank: no base layer, nothing fetched off this server)"},
+	{"tile-attribution", "CMS_TILE_ATTRIBUTION", "", "text the admin's maps show for the tiles' provider (default with OpenStreetMap's tiles: © OpenStreetMap contributors)"},
+	{"tile-attribution-url", "CMS_TILE_ATTRIBUTION_URL", "", "where the tile attribution links (default with OpenStreetMap's tiles: its copyright page)"},
+	{"tile-max-zoom", "CMS_TILE_MAX_ZOOM", "19", "deepest zoom the tile provider serves"},
 	{"public-url", "CMS_PUBLIC_URL", "", "address clients reach the API's root at, before /api/bw/v2 (https://cms.example.com): the start of file urls and openapi.json's server (default: the address each request was sent to)"},
 }
 
@@ -73,9 +78,17 @@ func adminHandler(cfg map[string]string, svc *cms.Service, api *transport.Handle
 	if strings.TrimSpace(cfg["admin-path"]) == "" {
 		return nil, nil
 	}
-	ui, err := admin.NewHandler(admin.Options{Service: svc, API: api, Prefix: cfg["admin-path"], Logger: log})
+	tiles := admin.Tiles{URL: cfg["tile-url"], Attribution: cfg["tile-attribution"], AttributionURL: cfg["tile-attribution-url"]}
+	if z := strings.TrimSpace(cfg["tile-max-zoom"]); z != "" {
+		n, err := strconv.Atoi(z)
+		if err != nil {
+			return nil, fmt.Errorf("--tile-max-zoom %q: not a whole number", z)
+		}
+		tiles.MaxZoom = n
+	}
+	ui, err := admin.NewHandler(admin.Options{Service: svc, API: api, Prefix: cfg["admin-path"], Logger: log, Tiles: tiles})
 	if err != nil {
-		return nil, fmt.Errorf("--admin-path: %w", err)
+		return nil, fmt.Errorf("--admin-path, --tile-*: %w", err)
 	}
 	return ui, nil
 }
