@@ -27,20 +27,9 @@ type BatchReceipt struct {
 // this service's own workers run, it may keep body until they apply the
 // batch: the caller must not change it.
 func (s *Service) SubmitBatch(ctx context.Context, kind Kind, body []byte) (BatchReceipt, error) {
-	p, err := s.caller(ctx, kind, ActionWrite)
+	p, count, err := s.checkedBatch(ctx, kind, body)
 	if err != nil {
 		return BatchReceipt{}, err
-	}
-	codec, err := s.codec(p.Langs)
-	if err != nil {
-		return BatchReceipt{}, err
-	}
-	count, problems, err := s.checkBatch(ctx, p, codec, kind, body)
-	if err != nil {
-		return BatchReceipt{}, err
-	}
-	if len(problems) > 0 {
-		return BatchReceipt{}, &Error{Code: CodeInvalid, Message: "invalid batch", Problems: problems}
 	}
 	id, err := s.randomHex(16)
 	if err != nil {
@@ -61,6 +50,36 @@ func (s *Service) SubmitBatch(ctx context.Context, kind Kind, body []byte) (Batc
 	}
 	s.handoff.notify()
 	return BatchReceipt{ID: id, Count: count}, nil
+}
+
+// CheckBatch checks a batch body exactly as SubmitBatch would (DECISIONS
+// §10 dryRun: the same decoding, rules, references and aliases, judged
+// against the records stored now) and stores nothing. It returns the
+// number of records; the errors are SubmitBatch's.
+func (s *Service) CheckBatch(ctx context.Context, kind Kind, body []byte) (int, error) {
+	_, count, err := s.checkedBatch(ctx, kind, body)
+	return count, err
+}
+
+// checkedBatch is the caller of a batch of kind and its number of records,
+// or why it cannot be queued.
+func (s *Service) checkedBatch(ctx context.Context, kind Kind, body []byte) (Principal, int, error) {
+	p, err := s.caller(ctx, kind, ActionWrite)
+	if err != nil {
+		return p, 0, err
+	}
+	codec, err := s.codec(p.Langs)
+	if err != nil {
+		return p, 0, err
+	}
+	count, problems, err := s.checkBatch(ctx, p, codec, kind, body)
+	if err != nil {
+		return p, 0, err
+	}
+	if len(problems) > 0 {
+		return p, 0, &Error{Code: CodeInvalid, Message: "invalid batch", Problems: problems}
+	}
+	return p, count, nil
 }
 
 // batchRecordProblems are the problems of one record of a batch; the

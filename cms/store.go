@@ -585,6 +585,10 @@ type Batch struct {
 	LeaseUntil time.Time
 	// Attempts counts claims.
 	Attempts int
+	// Processed is how many records the current attempt has applied so
+	// far, written with the lease's heartbeat while processing (DECISIONS
+	// §10); a new attempt starts again from 0.
+	Processed int
 	// Result is set when Status is done or error.
 	Result BatchResult
 }
