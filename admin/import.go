@@ -276,7 +276,17 @@ func (h *Handler) importPost(w http.ResponseWriter, r *http.Request) {
 		h.renderImport(w, r, http.StatusConflict, page)
 		return
 	}
-	res.Count, err = h.svc.CheckBatch(ctx, kind, b.body)
+	if in.step == "import" && in.source != sourceGPX {
+		// SubmitBatch checks the body as CheckBatch does.
+		var receipt cms.BatchReceipt
+		if receipt, err = h.svc.SubmitBatch(ctx, kind, b.body); err == nil {
+			http.Redirect(w, r, h.importStatusURL(kind, receipt.ID), http.StatusSeeOther)
+			return
+		}
+		res.Refused = true
+	} else {
+		res.Count, err = h.svc.CheckBatch(ctx, kind, b.body)
+	}
 	if err == nil && in.step == "import" {
 		if in.source == sourceGPX {
 			// The tracks checked without their files; now uploaded,

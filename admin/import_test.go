@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -239,7 +240,7 @@ func TestImportGeoJSONWithAMapping(t *testing.T) {
 	if n := doc.Find(`select[name=to]`).First().Find("option").Length(); n < 20 {
 		t.Errorf("only %d fields offered", n)
 	}
-	if got := text(doc.Find(".notice.warn")); got != "1 features are not points and are left out." {
+	if got := text(doc.Find(".notice.warn")); got != "1 feature is not a point and is left out." {
 		t.Errorf("notice %q", got)
 	}
 	var head []string
@@ -427,5 +428,34 @@ func TestNumberProblems(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "2:id,3:title,3:image,5:id,0:id" {
 		t.Errorf("numbers %v", got)
+	}
+}
+
+// TestImportStatusAfterARestart: a batch taken up again after its first
+// attempt's lease ran out says so on its page, beside a bar of the new
+// attempt, and in its figures.
+func TestImportStatusAfterARestart(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{prefix: "/admin"})
+	c := e.signIn("admin")
+	res := e.importPost(c, importVals("json", "resource", "import"), upload{"file", "r.json", []byte(`[{"id":"r-1","title":"One"}]`)})
+	status := res.Header.Get("Location")
+	ctx := t.Context()
+	for _, owner := range []string{"w1", "w2"} {
+		now := e.clock.Now()
+		if b, err := e.store.ClaimBatch(ctx, owner, now, now.Add(time.Minute)); err != nil || b == nil {
+			t.Fatalf("claim by %s: %v", owner, err)
+		}
+		e.clock.Advance(2 * time.Minute)
+	}
+	if d := e.importStatusOf(c, status); d.Status != "processing" || d.Attempt != 2 || d.Processed != 0 {
+		t.Errorf("figures %+v", d)
+	}
+	doc := e.page(e.get(c, strings.TrimPrefix(status, "/admin")), http.StatusOK)
+	if got := text(doc.Find("#import-state")); !strings.HasPrefix(got, "Started again after an interruption (attempt 2), counting from 0") {
+		t.Errorf("state %q", got)
+	}
+	if got := text(doc.Find("#import-bar-label")); got != "Records applied, attempt 2" {
+		t.Errorf("label %q", got)
 	}
 }

@@ -35,8 +35,10 @@ type importStatusPage struct {
 	Kind      string
 	KindLabel string
 	KindOne   string
-	// StatusText says where the batch is, in words.
+	// StatusText says where the batch is, in words; DoneText what a done
+	// one did.
 	StatusText string
+	DoneText   string
 	Finished   bool
 	ListURL    string
 	NewURL     string
@@ -80,7 +82,7 @@ func (h *Handler) importStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page := importStatusPage{importStatusData: d, ID: b.ID, Kind: string(kind), KindLabel: kindLabels[kind].plural,
-		KindOne: kindLabels[kind].one, StatusText: importStatusText(d), ListURL: h.url("/" + string(kind) + "/"), NewURL: h.url("/import"),
+		KindOne: kindLabels[kind].one, StatusText: importStatusText(d), DoneText: importDoneText(d), ListURL: h.url("/" + string(kind) + "/"), NewURL: h.url("/import"),
 		Finished: b.Status == cms.BatchDone || b.Status == cms.BatchError}
 	if b.Status == cms.BatchDone {
 		outcomes, err := h.importOutcomes(r.Context(), b)
@@ -126,12 +128,17 @@ func importStatusText(d importStatusData) string {
 		}
 		return t
 	case cms.BatchDone:
-		return "Done: " + strconv.Itoa(d.Created) + " created, " + strconv.Itoa(d.Updated) + " updated, " +
-			strconv.Itoa(d.Skipped) + " skipped (unchanged)."
+		return "Finished: every record was applied."
 	case cms.BatchError:
 		return "Failed, nothing was imported: " + d.Error
 	}
 	return d.Status
+}
+
+// importDoneText sums up what a done batch did.
+func importDoneText(d importStatusData) string {
+	return "Done: " + strconv.Itoa(d.Created) + " created, " + strconv.Itoa(d.Updated) + " updated, " +
+		strconv.Itoa(d.Skipped) + " skipped (unchanged)."
 }
 
 // importOutcomes are the records of a done batch and what became of
