@@ -120,6 +120,7 @@ func (h *Handler) routes(mux *http.ServeMux) {
 	h.peopleRoutes(mux)
 	h.fileRoutes(mux)
 	h.webhookRoutes(mux)
+	h.importRoutes(mux)
 	mux.HandleFunc("/", h.notFound)
 }
 

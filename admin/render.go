@@ -98,6 +98,9 @@ func (h *Handler) nav(s *session) []navLink {
 	if s.P.Can(cms.AreaFile, cms.ActionRead) {
 		links = append(links, navLink{"Files", h.url("/file/"), "file"})
 	}
+	if len(importKinds(s)) > 0 {
+		links = append(links, navLink{"Import", h.url("/import"), "import"})
+	}
 	if s.P.Can(cms.AreaWebhook, cms.ActionRead) {
 		links = append(links, navLink{"Webhooks", h.url("/webhooks/"), "webhooks"})
 	}
