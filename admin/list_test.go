@@ -450,38 +450,6 @@ func TestListNeedsReadPermission(t *testing.T) {
 	}
 }
 
-func TestOverviewShowsRecentlyUpdated(t *testing.T) {
-	e := newEnv(t, envOptions{prefix: "/admin"})
-	seedResources(e, 12)
-	e.storeRecords(cms.KindMap, `{"id":"map-a","title_it":"Mappa"}`)
-	c := e.signIn("admin")
-	doc := e.page(e.get(c, "/"), http.StatusOK)
-	if doc.Find("section.recent h2").Text() != "Recently updated" {
-		t.Fatal("no recently updated section")
-	}
-	var ids []string
-	doc.Find(`section[aria-labelledby="recent-resource"] li`).Each(func(_ int, s *goquery.Selection) {
-		ids = append(ids, s.AttrOr("data-id", ""))
-	})
-	if want := []string{"r-11", "r-10", "r-09", "r-08", "r-07", "r-06", "r-05", "r-04", "r-03", "r-02"}; !slices.Equal(ids, want) {
-		t.Errorf("recent resources %v, want %v", ids, want)
-	}
-	m := doc.Find(`section[aria-labelledby="recent-map"] li a`)
-	if m.Text() != "Mappa" || m.AttrOr("href", "") != "/admin/map/map-a/edit" || m.AttrOr("lang", "") != "it" {
-		t.Errorf("recent map %q %q", m.Text(), m.AttrOr("href", ""))
-	}
-	if !strings.Contains(doc.Find(`section[aria-labelledby="recent-landing"]`).Text(), "None yet.") {
-		t.Error("an empty kind is not said to be empty")
-	}
-	// Only the kinds the user can read.
-	ed := e.page(e.get(e.signIn("editor"), "/"), http.StatusOK)
-	var kinds []string
-	ed.Find("section.recent-kind h3").Each(func(_ int, s *goquery.Selection) { kinds = append(kinds, s.Text()) })
-	if !slices.Equal(kinds, []string{"Resources", "Maps"}) {
-		t.Errorf("editor's recent kinds %v", kinds)
-	}
-}
-
 // TestListSearchThatCannotBeRunSaysWhy: a search the service refuses (no
 // letter or digit, more than eight words) is not run: the list says why
 // beside the search box, and shows no records as if they matched.

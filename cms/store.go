@@ -29,6 +29,7 @@ type Store interface {
 	WebhookStore
 	AuditStore
 	LeaseStore
+	OverviewStore
 
 	// WithTx runs fn in one transaction: everything fn does through tx
 	// happens, or nothing does (fn's error, or a panic, rolls back). Calls on

@@ -67,4 +67,5 @@ func Run(t *testing.T, open func(t *testing.T) cms.Store) {
 	t.Run("Browse", func(t *testing.T) { testBrowse(t, open) })
 	t.Run("Files", func(t *testing.T) { testFiles(t, open) })
 	t.Run("Changes", func(t *testing.T) { testChanges(t, open) })
+	t.Run("Overview", func(t *testing.T) { testOverview(t, open) })
 }
