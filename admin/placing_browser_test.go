@@ -134,7 +134,7 @@ func TestE2EPlaceAResource(t *testing.T) {
 	if !(lat1 < lat0 && lon1 > lon0) {
 		t.Errorf("dragged to the south-east: %v, %v -> %v, %v", lat0, lon0, lat1, lon1)
 	}
-	x.shot("placed", 0)
+	x.shotOf("placed", ".place", 20)
 
 	// The zoom from the map.
 	zoomWas := x.text("#place-zoom-now")
