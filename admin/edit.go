@@ -534,6 +534,7 @@ func (h *editor) showForm(w http.ResponseWriter, r *http.Request, status int, fc
 		v.Picker = append(v.Picker, langChoice{Code: code, Checked: slices.Contains(fc.shown, code)})
 	}
 	v.Rows = b.rows()
+	h.addPlacing(ctx, fc, b, v)
 	v.Summary = b.attachProblems(problems)
 	v.Hidden = b.hidden()
 	v.Fields = fc.st.fields

@@ -116,6 +116,9 @@ type formView struct {
 	// from those opened (an action's result, a refused save, a restored
 	// draft): the page holds changes not saved yet (data-unsaved).
 	Unsaved bool
+	// Placing marks a form with the location map and the track panel
+	// (placing.go): the page loads the map's assets.
+	Placing bool
 	// Delete, when set, is shown instead of the form: the delete
 	// confirmation or its refusal.
 	Delete *deleteView
@@ -149,6 +152,9 @@ type formRow struct {
 	Control *formControl
 	ML      *mlRow
 	Items   *itemList
+	// Place and Track are the Resource form's map rows (placing.go).
+	Place *placeRow
+	Track *trackRow
 }
 
 type mlRow struct {

@@ -119,6 +119,7 @@ func (h *Handler) routes(mux *http.ServeMux) {
 	h.editRoutes(mux)
 	h.peopleRoutes(mux)
 	h.fileRoutes(mux)
+	h.placingRoutes(mux)
 	h.webhookRoutes(mux)
 	h.importRoutes(mux)
 	mux.HandleFunc("/", h.notFound)
