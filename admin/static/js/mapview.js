@@ -96,11 +96,13 @@ async function start(root) {
       const m = L.circleMarker([y, x], { renderer, radius: 7, color: "#fff", weight: 2,
         fillColor: pts[i][4] ? "#1e6b35" : "#5b6670", fillOpacity: 1 });
       m.bindTooltip(textNode(label(i), pts[i][7]), { direction: "top" });
-      m.on("click", () => select(i, false));
+      m.on("click", () => { m.closeTooltip(); select(i, false); });
       layer.addLayer(m);
     }
     renderList();
     times.draws.push(performance.now() - t0);
+    // What is drawn, for tests: the box and the zoom.
+    root.dataset.view = JSON.stringify({ bbox: bbox(), zoom });
     root.dataset.draws = String(times.draws.length);
   };
 
