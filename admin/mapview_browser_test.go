@@ -301,7 +301,7 @@ func seedPoints(tb testing.TB, s cms.Store, account string, n int) {
 			lat := 36 + float64(town%31)*0.7 + float64(i%89)*0.002
 			lon := -9 + float64(town/31)*1.1 + float64(i%97)*0.002
 			r := &cms.Resource{ID: fmt.Sprintf("pt-%06d", i), Published: cms.Some(i%10 != 0),
-				Title: cms.Langs[string]{"en": fmt.Sprintf("Place %d of town %d", i, town)},
+				Title:       cms.Langs[string]{"en": fmt.Sprintf("Place %d of town %d", i, town)},
 				LocationLat: cms.NullOf(lat), LocationLon: cms.NullOf(lon), ResourceType: cms.Some(types[i%3]),
 				ResourceCategories: cms.NullOf([]string{fmt.Sprintf("cat-%d", i%7)})}
 			entries = append(entries, &cms.Entry{Account: account, Record: r, Updated: now, New: true})
