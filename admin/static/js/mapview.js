@@ -32,7 +32,9 @@ async function start(root) {
 
   let body;
   try {
-    const res = await fetch(root.dataset.points, { headers: { Accept: "application/json" }, credentials: "same-origin" });
+    // As the page's preload asks it (no header of its own), so that the
+    // answer the preload started is the one used.
+    const res = await fetch(root.dataset.points);
     if (!res.ok) throw new Error(String(res.status));
     body = await res.json();
   } catch {
