@@ -12,6 +12,24 @@
 import { newMap, maxZoom } from "./tiles.js";
 
 const maxListed = 100;
+
+// CountMarker is a cluster: a circle with its count drawn on the same
+// canvas (a DOM label each would cost more than the whole canvas when
+// a view holds a thousand clusters). The count is no text of a record.
+const CountMarker = L.CircleMarker.extend({
+  _updatePath() {
+    L.CircleMarker.prototype._updatePath.call(this);
+    const ctx = this._renderer._ctx;
+    if (!ctx || this._empty()) return;
+    ctx.save();
+    ctx.fillStyle = "#fff";
+    ctx.font = "600 12px system-ui, sans-serif";
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    ctx.fillText(this.options.count, this._point.x, this._point.y);
+    ctx.restore();
+  },
+});
 const times = (window.__bwMapTimes = { draws: [], moves: [] });
 const root = document.getElementById("mapview");
 if (root) start(root);
@@ -83,13 +101,14 @@ async function start(root) {
     const t0 = performance.now();
     layer.clearLayers();
     const zoom = Math.round(map.getZoom());
+    let clusters = 0;
     for (const c of index.getClusters(bbox(), zoom)) {
       const [x, y] = c.geometry.coordinates;
       if (c.properties.cluster) {
         const count = c.properties.point_count;
-        const m = L.circleMarker([y, x], { renderer, radius: 11 + Math.min(14, Math.log2(count) * 1.5), color: "#0b5cad",
-          weight: 2, fillColor: "#0b5cad", fillOpacity: 0.8 });
-        m.bindTooltip(textNode(String(count)), { permanent: true, direction: "center", className: "mapview-count", interactive: false });
+        const m = new CountMarker([y, x], { renderer, radius: 11 + Math.min(14, Math.log2(count) * 1.5), color: "#0b5cad",
+          weight: 2, fillColor: "#0b5cad", fillOpacity: 1, count: count >= 10000 ? `${Math.round(count / 1000)}k` : String(count) });
+        clusters++;
         m.on("click", () => map.setView([y, x], Math.min(index.getClusterExpansionZoom(c.properties.cluster_id), maxZoom)));
         layer.addLayer(m);
         continue;
@@ -104,7 +123,7 @@ async function start(root) {
     renderList();
     times.draws.push(performance.now() - t0);
     // What is drawn, for tests: the box and the zoom.
-    root.dataset.view = JSON.stringify({ bbox: bbox(), zoom });
+    root.dataset.view = JSON.stringify({ bbox: bbox(), zoom, clusters });
     root.dataset.draws = String(times.draws.length);
   };
 
