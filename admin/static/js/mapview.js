@@ -13,6 +13,9 @@ import { newMap, maxZoom } from "./tiles.js";
 
 const maxListed = 100;
 
+// shortCount fits a count in a cluster's circle: 950, 1.2k, 12k.
+const shortCount = (n) => n < 1000 ? String(n) : n < 10000 ? `${(n / 1000).toFixed(1)}k` : `${Math.round(n / 1000)}k`;
+
 // CountMarker is a cluster: a circle with its count drawn on the same
 // canvas (a DOM label each would cost more than the whole canvas when
 // a view holds a thousand clusters). The count is no text of a record.
@@ -72,7 +75,7 @@ async function start(root) {
     lon[i] = pts[i][6];
     features[i] = { type: "Feature", properties: { i }, geometry: { type: "Point", coordinates: [lon[i], lat[i]] } };
   }
-  const index = new Supercluster({ radius: 60, maxZoom: Math.min(16, maxZoom - 1) });
+  const index = new Supercluster({ radius: 80, maxZoom: Math.min(16, maxZoom - 1) });
   index.load(features);
   times.indexed = performance.now();
   times.count = n;
@@ -106,8 +109,8 @@ async function start(root) {
       const [x, y] = c.geometry.coordinates;
       if (c.properties.cluster) {
         const count = c.properties.point_count;
-        const m = new CountMarker([y, x], { renderer, radius: 11 + Math.min(14, Math.log2(count) * 1.5), color: "#0b5cad",
-          weight: 2, fillColor: "#0b5cad", fillOpacity: 1, count: count >= 10000 ? `${Math.round(count / 1000)}k` : String(count) });
+        const m = new CountMarker([y, x], { renderer, radius: 10 + Math.min(8, Math.log2(count) * 0.8), color: "#fff",
+          weight: 2, fillColor: "#0b5cad", fillOpacity: 1, count: shortCount(count) });
         clusters++;
         m.on("click", () => map.setView([y, x], Math.min(index.getClusterExpansionZoom(c.properties.cluster_id), maxZoom)));
         layer.addLayer(m);
@@ -160,7 +163,7 @@ async function start(root) {
     list.replaceChildren(items);
     status.textContent = inView === 0 ? (n === 0 ? "No Resources with a location match these filters." : "No Resources in view: zoom out or pan.")
       : inView <= maxListed ? `${inView} ${inView === 1 ? "Resource" : "Resources"} in view.`
-        : `${inView} Resources in view; the first ${maxListed} are listed. Zoom in to list the others.`;
+        : `${inView.toLocaleString("en")} Resources in view; the first ${maxListed} are listed. Zoom in to list the others.`;
   };
 
   // select makes point i the selected one: highlighted on the map (panned
