@@ -116,6 +116,7 @@ func (h *Handler) routes(mux *http.ServeMux) {
 	h.loginRoutes(mux)
 	h.overviewRoutes(mux)
 	h.listRoutes(mux)
+	h.mapRoutes(mux)
 	h.editRoutes(mux)
 	h.peopleRoutes(mux)
 	h.fileRoutes(mux)

@@ -206,6 +206,11 @@ type listPage struct {
 	// form.
 	Deleted string
 	Filters listFilters
+	// ListView and MapView switch between the list and the map of the
+	// same filters (Resources only; "" otherwise).
+	ListView, MapView string
+	// OnMap tells the page is the map.
+	OnMap bool
 }
 
 // listFilters are the choices of the filter form.
@@ -272,6 +277,10 @@ func (h *Handler) list(kind cms.Kind) http.HandlerFunc {
 			return
 		}
 		q := parseListQuery(r.URL.Query(), kind, s.P.Langs)
+		if kind == cms.KindResource && r.URL.Query().Get("view") == "map" && !wantsJSON(r) {
+			h.mapView(w, r, s, q)
+			return
+		}
 		status, notice, problem := http.StatusOK, "", ""
 		var res cms.BrowsePage
 		var err error
@@ -362,6 +371,9 @@ func (h *Handler) listPageOf(r *http.Request, s *session, kind cms.Kind, q listQ
 		page.Caption += ", filtered"
 	}
 	page.Filters = h.listFilters(r, s, kind, q)
+	if page.Resource {
+		page.ListView, page.MapView = h.viewSwitch(q)
+	}
 	return page
 }
 

@@ -20,6 +20,7 @@ import (
 // CodeInternal and CodeUnavailable.
 type Store interface {
 	RecordStore
+	PointStore
 	AssignmentStore
 	AccountStore
 	TokenStore

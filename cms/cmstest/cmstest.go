@@ -49,6 +49,7 @@ import (
 func Run(t *testing.T, open func(t *testing.T) cms.Store) {
 	t.Run("Records", func(t *testing.T) { testRecords(t, open) })
 	t.Run("List", func(t *testing.T) { testList(t, open) })
+	t.Run("Points", func(t *testing.T) { testPoints(t, open) })
 	t.Run("Aliases", func(t *testing.T) { testAliases(t, open) })
 	t.Run("References", func(t *testing.T) { testReferences(t, open) })
 	t.Run("Assignments", func(t *testing.T) { testAssignments(t, open) })

@@ -353,6 +353,21 @@ func RunOperations(t *testing.T, s cms.Store) {
 	if _, _, err := svc.Facets(ctx, cms.KindResource); err != nil {
 		t.Fatal(err)
 	}
+	// The admin's Resource map: every filter, held by many records (the
+	// key drives) and by few (their candidates).
+	for _, p := range []cms.PointsParams{
+		{Published: cms.PublishedAny},
+		{Published: cms.UnpublishedOnly, Type: "POI"},
+		{MapID: "m03", Category: "water"},
+		{Published: cms.PublishedAny, Type: "RARE"},
+		{Published: cms.PublishedAny, Search: "r001"},
+	} {
+		for _, err := range svc.ResourcePoints(ctx, p) {
+			if err != nil {
+				t.Fatalf("ResourcePoints %+v: %v", p, err)
+			}
+		}
+	}
 }
 
 // StatementLog collects the distinct statements a store runs while on,
