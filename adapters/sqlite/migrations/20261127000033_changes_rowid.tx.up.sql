@@ -1,6 +1,6 @@
 -- The change records keep their ids without AUTOINCREMENT, which wrote
--- sqlite_sequence's page at every write transaction (a WAL frame in 14
--- of what the change records add to a create of a Resource on two Maps,
+-- sqlite_sequence's page at every write transaction (one of the 13 WAL
+-- frames the change records add to a create of a Resource on two Maps,
 -- docs/performance.md). Ids still never go back: a new row takes the
 -- highest id plus one, and the row of the highest id is never removed.
 -- The purge (PurgeChanges) keeps each record's newest change, and the
