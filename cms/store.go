@@ -56,6 +56,13 @@ type Features struct {
 	// from one database at once (PostgreSQL, with FOR UPDATE SKIP LOCKED).
 	// With SQLite one process applies batches in order.
 	ConcurrentBatchClaims bool
+	// SharedBatchProgress is true when the progress a batch's worker
+	// writes with its heartbeat reaches every process while the batch
+	// applies (PostgreSQL). With SQLite the apply's transaction holds the
+	// one write connection until it ends, so no heartbeat lands meanwhile:
+	// only the applying process's Service tells the progress
+	// (BatchStatus), from its memory.
+	SharedBatchProgress bool
 }
 
 // Entry is a record as stored: its document and what the store keeps
