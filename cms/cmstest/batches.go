@@ -430,6 +430,37 @@ func testBatches(t *testing.T, open func(t *testing.T) cms.Store) {
 		}
 	})
 
+	t.Run("SharedProgress", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		if !s.Features().SharedBatchProgress {
+			t.Skip("Features.SharedBatchProgress is false: only the applying process knows a batch's progress")
+		}
+		ctx := t.Context()
+		enqueue(t, s, batch("b-1", t0))
+		b := claim(t, s, "w-1", t0, t0.Add(time.Hour))
+		// The batch's transaction has written records and not ended: the
+		// heartbeat beside it lands, and every reader sees the progress.
+		err := s.WithTx(ctx, func(tx cms.Store) error {
+			if err := tx.PutRecord(ctx, entry("a", record(cms.KindResource, "r-b-1", nil), t0)); err != nil {
+				return err
+			}
+			octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			if err := s.HeartbeatBatch(octx, b.ID, "w-1", t0.Add(2*time.Hour), 1); err != nil {
+				return err
+			}
+			got, err := s.GetBatch(octx, "a", cms.KindResource, b.ID)
+			if err == nil && (got.Processed != 1 || !got.LeaseUntil.Equal(t0.Add(2*time.Hour))) {
+				err = fmt.Errorf("beside the open transaction: processed %d, lease %v", got.Processed, got.LeaseUntil)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatalf("heartbeat beside a batch's open transaction: %v", err)
+		}
+	})
+
 	t.Run("ClaimsDoNotWait", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
