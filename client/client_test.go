@@ -639,6 +639,7 @@ func TestBatch(t *testing.T) {
 		must(t, err)
 		e.store.armed.Store(true)
 		var seen []client.Batch
+		var release sync.Once
 		b, err := c.RunBatch(ctx, cms.KindResource, []cms.Record{
 			resource("lake-walk", "Lake walk"),
 			&cms.Resource{ID: "old-mill", POIResourceIDs: cms.NullOf([]string{"lake-walk"})},
@@ -648,22 +649,28 @@ func TestBatch(t *testing.T) {
 			switch b.Status {
 			case cms.BatchWaiting:
 				e.runWorkers() // workers start only now, so waiting is seen
-			case cms.BatchProcessing:
-				close(e.store.release) // the worker holds it until seen processing
+			case cms.BatchProcessing: // seen again when processed moves
+				release.Do(func() { close(e.store.release) }) // the worker holds it until seen processing
 			}
 		})
 		must(t, err)
 		var states []cms.BatchStatus
+		processed := -1
 		for _, s := range seen {
-			states = append(states, s.Status)
-			if s.Count != 3 || s.ID != b.ID || s.Kind != cms.KindResource || s.DateRequest == "" {
-				t.Fatalf("state %+v", s)
+			if len(states) == 0 || states[len(states)-1] != s.Status {
+				states = append(states, s.Status)
 			}
+			if s.Count != 3 || s.ID != b.ID || s.Kind != cms.KindResource || s.DateRequest == "" || s.Processed < processed ||
+				(s.Status == cms.BatchProcessing) != (s.Attempt == 1) {
+				t.Fatalf("state %+v after processed %d", s, processed)
+			}
+			processed = s.Processed
 		}
 		if !slices.Equal(states, []cms.BatchStatus{cms.BatchWaiting, cms.BatchProcessing, cms.BatchDone}) {
 			t.Fatalf("states %v", states)
 		}
-		if b.Status != cms.BatchDone || b.Created != 1 || b.Updated != 1 || b.Skipped != 1 || !b.Finished() || b != seen[2] {
+		if b.Status != cms.BatchDone || b.Created != 1 || b.Updated != 1 || b.Skipped != 1 || !b.Finished() || b.Processed != 3 ||
+			b != seen[len(seen)-1] {
 			t.Fatalf("done: %+v", b)
 		}
 		r, _, err := client.Get[*cms.Resource](ctx, c, "old-mill")
@@ -677,6 +684,24 @@ func TestBatch(t *testing.T) {
 		var apiErr *client.Error
 		if !errors.As(err, &apiErr) || len(apiErr.Problems) != 1 || apiErr.Problems[0].Field != "poiResourceIds[0]" {
 			t.Fatalf("refused batch: %v", err)
+		}
+		// Checked only (dryRun): the same refusal, or the count; nothing
+		// stored either way.
+		_, err = c.CheckBatch(ctx, cms.KindResource, []cms.Record{resource("dry-run", "Dry run"),
+			&cms.Resource{ID: "old-mill", POIResourceIDs: cms.NullOf([]string{"lake-wlak"})}})
+		if !errors.As(err, &apiErr) || apiErr.Status != 409 || len(apiErr.Problems) != 1 || apiErr.Problems[0].ID != "old-mill" {
+			t.Fatalf("checked batch with a problem: %v", err)
+		}
+		n, err := c.CheckBatch(ctx, cms.KindResource, []cms.Record{resource("dry-run", "Dry run"),
+			&cms.Resource{ID: "old-mill", POIResourceIDs: cms.NullOf([]string{"dry-run"})}})
+		if err != nil || n != 2 {
+			t.Fatalf("checked batch: %d, %v; want 2", n, err)
+		}
+		if _, _, err := client.Get[*cms.Resource](ctx, c, "dry-run"); !errors.Is(err, client.ErrNotFound) {
+			t.Fatalf("a checked batch stored its record: %v", err)
+		}
+		if _, err := c.CheckBatch(ctx, cms.KindResource, []cms.Record{&cms.Map{ID: "lakes"}}); err == nil {
+			t.Fatal("a map in a checked batch of resources was sent")
 		}
 		if _, err := c.SubmitBatch(ctx, cms.KindResource, []cms.Record{&cms.Map{ID: "lakes"}}); err == nil {
 			t.Fatal("a map in a batch of resources was sent")

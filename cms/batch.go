@@ -251,7 +251,11 @@ func (s *Service) checkBatchRecord(ctx context.Context, p Principal, kind Kind, 
 }
 
 // BatchStatus returns a batch of kind for the principal in ctx (read
-// permission). CodeNotFound ("There is no <Kind> <id> to clone", the
+// permission). While it is processing, Processed is the most recent of
+// what its worker wrote with the lease's heartbeat and, when a worker of
+// this service applies it, what that worker has applied (on SQLite the
+// only source before the batch ends: see batchRun); Attempts tells a
+// claim that started again from 0. CodeNotFound ("There is no <Kind> <id> to clone", the
 // interface's text) when the account has none.
 func (s *Service) BatchStatus(ctx context.Context, kind Kind, id string) (*Batch, error) {
 	p, err := s.caller(ctx, kind, ActionRead)
@@ -262,5 +266,9 @@ func (s *Service) BatchStatus(ctx context.Context, kind Kind, id string) (*Batch
 	if ErrorCode(err) == CodeNotFound {
 		return nil, errNoneToClone(kind, id)
 	}
-	return b, err
+	if err != nil {
+		return nil, err
+	}
+	s.runs.fill(b)
+	return b, nil
 }

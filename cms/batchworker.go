@@ -97,33 +97,45 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 			return true, fmt.Errorf("cms: reading batch %s: %w", b.ID, err) // its lease brings it back
 		}
 	}
+	run := s.runs.start(b, owner)
+	defer s.runs.end(b.ID, run)
 	applyCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var leaseLost atomic.Bool
 	beats := make(chan struct{})
 	go func() {
 		defer close(beats)
-		t := time.NewTicker(s.opts.BatchLease / 3)
+		// The lease is renewed every third of it; the progress, while it
+		// moves, as often as batchProgressEvery.
+		renew := s.opts.BatchLease / 3
+		t := time.NewTicker(min(renew, batchProgressEvery))
 		defer t.Stop()
+		written, beat := int64(0), time.Now()
 		for {
 			select {
 			case <-applyCtx.Done():
 				return
 			case <-t.C:
-				err := s.store.HeartbeatBatch(applyCtx, b.ID, owner, s.Now().Add(s.opts.BatchLease))
+				processed := run.processed.Load()
+				if processed == written && time.Since(beat) < renew {
+					continue
+				}
+				err := s.store.HeartbeatBatch(applyCtx, b.ID, owner, s.Now().Add(s.opts.BatchLease), int(processed))
 				switch {
+				case err == nil:
+					written, beat = processed, time.Now()
 				case ErrorCode(err) == CodeConflict: // another worker holds it now
 					leaseLost.Store(true)
 					cancel()
 					return
-				case err != nil && applyCtx.Err() == nil:
+				case applyCtx.Err() == nil:
 					// Two thirds of the lease are left: the next beat may do.
 					s.log.WarnContext(ctx, "cms: batch heartbeat failed", "batch", b.ID, "err", err)
 				}
 			}
 		}
 	}()
-	res, applyErr := s.applyBatchSettled(applyCtx, b, owner)
+	res, applyErr := s.applyBatchSettled(applyCtx, b, owner, run)
 	cancel()
 	<-beats
 	switch {
@@ -172,7 +184,8 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 func (s *Service) endLease(ctx context.Context, id, owner string) {
 	rctx, done := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer done()
-	if err := s.store.HeartbeatBatch(rctx, id, owner, s.Now().Add(-time.Microsecond)); err != nil {
+	// Processed 0 changes nothing: the next claim starts it again from 0.
+	if err := s.store.HeartbeatBatch(rctx, id, owner, s.Now().Add(-time.Microsecond), 0); err != nil {
 		s.log.WarnContext(ctx, "cms: ending a batch's lease", "batch", id, "err", err)
 	}
 }
@@ -180,13 +193,13 @@ func (s *Service) endLease(ctx context.Context, id, owner string) {
 // applyBatchSafely is applyBatch with a panic of its goroutine turned into
 // an error (the transaction rolled back): the batch ends in error instead
 // of taking the process down after every lease.
-func (s *Service) applyBatchSafely(ctx context.Context, b *Batch, owner string) (res BatchResult, err error) {
+func (s *Service) applyBatchSafely(ctx context.Context, b *Batch, owner string, run *batchRun) (res BatchResult, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = panicError(v)
 		}
 	}()
-	return s.applyBatch(ctx, b, owner)
+	return s.applyBatch(ctx, b, owner, run)
 }
 
 // applyBatchSettled applies a batch, and applies it again, after a wait
@@ -196,10 +209,10 @@ func (s *Service) applyBatchSafely(ctx context.Context, b *Batch, owner string) 
 // Options.BatchMaxAttempts, and neither ends the batch in error: it is
 // tried until it applies, fails for a reason of its own, or ctx ends (the
 // service stops, or the lease passed to another worker).
-func (s *Service) applyBatchSettled(ctx context.Context, b *Batch, owner string) (BatchResult, error) {
+func (s *Service) applyBatchSettled(ctx context.Context, b *Batch, owner string, run *batchRun) (BatchResult, error) {
 	races := 0
 	for attempt := 1; ; attempt++ {
-		res, err := s.applyBatchSafely(ctx, b, owner)
+		res, err := s.applyBatchSafely(ctx, b, owner, run)
 		if err == nil || ErrorCode(err) != CodeUnavailable || errors.Is(err, errBatchNotHeld) || ctx.Err() != nil {
 			return res, err
 		}
@@ -273,8 +286,9 @@ func batchErrorText(err error) string {
 // also marks the batch done for owner: all or none. Applying it twice
 // gives the same records as once. Records go
 // through upsertIn, the rules of single upserts, chunk by chunk over a
-// bulkTx, so each chunk is read and written in a few statements.
-func (s *Service) applyBatch(ctx context.Context, b *Batch, owner string) (BatchResult, error) {
+// bulkTx, so each chunk is read and written in a few statements. Each
+// chunk written advances run; the result lists every record's outcome.
+func (s *Service) applyBatch(ctx context.Context, b *Batch, owner string, run *batchRun) (BatchResult, error) {
 	acc, err := s.store.GetAccount(ctx, b.Account)
 	if err != nil {
 		return BatchResult{}, err
@@ -289,7 +303,7 @@ func (s *Service) applyBatch(ctx context.Context, b *Batch, owner string) (Batch
 	ctx = withChangeAuthor(ctx, p.User)
 	err = s.store.WithTx(WithBatchWork(ctx), func(tx Store) error {
 		return s.withChanges(ctx, tx, func(tx Store) error {
-			res = BatchResult{}
+			res = BatchResult{Outcomes: make([]RecordOutcome, 0, b.Count)}
 			// Its records' assignments and deletes touch other records: first
 			// the account's writes of several records, then the kind.
 			if err := tx.LockAccountWrites(ctx, acc.ID); err != nil {
@@ -345,11 +359,13 @@ func (s *Service) applyBatch(ctx context.Context, b *Batch, owner string) (Batch
 					default:
 						res.Skipped++
 					}
+					res.Outcomes = append(res.Outcomes, RecordOutcome{ID: rec.RecordID(), Outcome: r.Outcome})
 				}
 				if err := bulk.endChunk(); err != nil {
 					return err
 				}
 				done += len(chunk)
+				run.advance(done)
 			}
 			if err := bulk.flush(ctx); err != nil {
 				return err
@@ -381,9 +397,12 @@ func (s *Service) applyBatchDelete(ctx context.Context, bulk *bulkTx, p Principa
 		return err
 	}
 	_, err := s.deleteRecords(ctx, bulk.tx, p, rec.Kind(), []string{rec.RecordID()}, "")
+	outcome := Deleted
+	defer func() { res.Outcomes = append(res.Outcomes, RecordOutcome{ID: rec.RecordID(), Outcome: outcome}) }()
 	switch {
 	case ErrorCode(err) == CodeNotFound: // already gone: the same as once
 		res.Skipped++
+		outcome = Skipped
 	case ErrorCode(err) == CodeConflict:
 		// Named since the submit judged it: the status says by whom.
 		refs, rerr := bulk.tx.Referrers(ctx, p.Account, ReferenceTargets(rec.Kind()), rec.RecordID())

@@ -30,6 +30,9 @@ type Service struct {
 	workers atomic.Int32
 	// idleWarned is set once SubmitBatch has warned that no worker runs.
 	idleWarned atomic.Bool
+	// runs are the batches this process's workers apply now, with their
+	// progress (BatchStatus).
+	runs batchRuns
 	// decodes bounds the uploads judged and thumbnails made at once
 	// (Options.FileDecodes); thumbnails makes each thumbnail once when
 	// several requests ask for it together.

@@ -58,6 +58,13 @@ type Features struct {
 	// from one database at once (PostgreSQL, with FOR UPDATE SKIP LOCKED).
 	// With SQLite one process applies batches in order.
 	ConcurrentBatchClaims bool
+	// SharedBatchProgress is true when the progress a batch's worker
+	// writes with its heartbeat reaches every process while the batch
+	// applies (PostgreSQL). With SQLite the apply's transaction holds the
+	// one write connection until it ends, so no heartbeat lands meanwhile:
+	// only the applying process's Service tells the progress
+	// (BatchStatus), from its memory.
+	SharedBatchProgress bool
 }
 
 // Entry is a record as stored: its document and what the store keeps
@@ -587,9 +594,10 @@ type Batch struct {
 	LeaseUntil time.Time
 	// Attempts counts claims.
 	Attempts int
-	// Processed is how many records the current attempt has applied so
-	// far, written with the lease's heartbeat while processing (DECISIONS
-	// §10); a new attempt starts again from 0.
+	// Processed is how many records the current attempt (claim) has
+	// applied so far, as its worker last wrote it with the lease's
+	// heartbeat (DECISIONS §10); ClaimBatch sets it to 0 and it never
+	// decreases within a claim.
 	Processed int
 	// Result is set when Status is done or error.
 	Result BatchResult
@@ -602,6 +610,19 @@ type BatchResult struct {
 	Created, Updated, Skipped int
 	// Error is why a batch ended in error, safe to show its submitter.
 	Error string
+	// Outcomes are the records of a done batch, one per record in batch
+	// order: set for FinishBatch, read back with BatchOutcomes (GetBatch
+	// leaves it empty).
+	Outcomes []RecordOutcome
+}
+
+// RecordOutcome is what a done batch did to one of its records.
+type RecordOutcome struct {
+	// ID is the record's id.
+	ID string
+	// Outcome is Created, Updated, Skipped or Deleted (a delete of a
+	// record already gone is Skipped).
+	Outcome Outcome
 }
 
 // BatchStore keeps the batch queue.
@@ -611,7 +632,8 @@ type BatchStore interface {
 	EnqueueBatch(ctx context.Context, b *Batch) error
 	// ClaimBatch takes the oldest batch that is waiting, or processing with
 	// a lease that ended before now, for owner until leaseUntil, and
-	// returns it without its payload (status processing, attempts + 1).
+	// returns it without its payload (status processing, attempts + 1,
+	// processed 0).
 	// Two claimers never get the same batch. Without
 	// Features.ConcurrentBatchClaims batches are claimed strictly in
 	// order: none while the oldest unfinished one is processing under its
@@ -622,15 +644,22 @@ type BatchStore interface {
 	// Apart from ClaimBatch, so a worker that has the payload in memory
 	// (its own process submitted it) does not read megabytes back.
 	BatchPayload(ctx context.Context, id string) ([]byte, error)
-	// HeartbeatBatch extends the lease of a batch owner holds.
-	// CodeConflict when owner no longer holds it.
-	HeartbeatBatch(ctx context.Context, id, owner string, leaseUntil time.Time) error
+	// HeartbeatBatch extends the lease of a batch owner holds and records
+	// that it has applied processed records, unless it said more before
+	// (Batch.Processed never decreases within a claim). CodeConflict when
+	// owner no longer holds it.
+	HeartbeatBatch(ctx context.Context, id, owner string, leaseUntil time.Time, processed int) error
 	// FinishBatch sets a batch owner holds to status (done or error) with
-	// its result at at. CodeConflict when owner no longer holds it.
+	// its result at at, r.Outcomes included. CodeConflict when owner no
+	// longer holds it.
 	FinishBatch(ctx context.Context, id, owner string, status BatchStatus, r BatchResult, at time.Time) error
 	// GetBatch returns a batch of the account and kind, without its
 	// payload. CodeNotFound when there is none.
 	GetBatch(ctx context.Context, account string, kind Kind, id string) (*Batch, error)
+	// BatchOutcomes returns the outcomes of the records of a done batch of
+	// the account and kind, in batch order (none for a batch not done).
+	// CodeNotFound when there is no such batch.
+	BatchOutcomes(ctx context.Context, account string, kind Kind, id string) ([]RecordOutcome, error)
 	// PurgeBatches deletes done and error batches whose status changed
 	// before before, and returns how many.
 	PurgeBatches(ctx context.Context, before time.Time) (int, error)

@@ -43,13 +43,13 @@ func (s faultStore) FinishBatch(ctx context.Context, id, owner string, status cm
 	return s.Store.FinishBatch(ctx, id, owner, status, r, at)
 }
 
-func (s faultStore) HeartbeatBatch(ctx context.Context, id, owner string, leaseUntil time.Time) error {
+func (s faultStore) HeartbeatBatch(ctx context.Context, id, owner string, leaseUntil time.Time, processed int) error {
 	if s.f.heartbeat != nil {
 		if err := s.f.heartbeat(); err != nil {
 			return err
 		}
 	}
-	return s.Store.HeartbeatBatch(ctx, id, owner, leaseUntil)
+	return s.Store.HeartbeatBatch(ctx, id, owner, leaseUntil, processed)
 }
 
 func (s faultStore) PutRecords(ctx context.Context, entries []*cms.Entry) error {

@@ -405,7 +405,8 @@ func (b *apiBuilder) buildSchemas() error {
 	b.schemas["DeleteAnswer"] = reflectBody(deleteBody{}, "Delete answer", "The answer of a delete that deleted some or all of the ids.")
 	b.schemas["CloneAnswer"] = reflectBody(cloneBody{}, "Clone answer", "The answer of a clone.")
 	b.schemas["BatchReceipt"] = reflectBody(batchReceiptBody{}, "Batch receipt", "The answer of a batch accepted.")
-	b.schemas["BatchStatus"] = reflectBody(batchStatusBody{}, "Batch status", "The status of a batch: counts once done, the reason on error.")
+	b.schemas["BatchStatus"] = reflectBody(batchStatusBody{}, "Batch status", "The status of a batch: progress while processing, counts once done, the reason on error.")
+	b.schemas["BatchChecked"] = reflectBody(batchCheckedBody{}, "Batch checked", "The answer of a batch checked (dryRun) and found without problems.")
 	b.schemas["TokenAnswer"] = reflectBody(tokenBody{}, "Tokens", "A new access token and refresh token (done and jwt in a login's answer only).")
 	b.schemas["ValidateAnswer"] = reflectBody(validateBody{}, "Token claims", "The claims of a valid access token.")
 	b.schemas["RefreshFail"] = reflectBody(refreshFailBody{}, "Refresh refused", "Every refused refresh (OAuth2's invalid_grant).")
@@ -523,6 +524,9 @@ func (b *apiBuilder) parameters() map[string]*apiParameter {
 			"after page it, and every other option applies too. Empty, without a letter or digit, longer than "+
 			strconv.Itoa(cms.MaxSearchLength)+" characters or of more than "+strconv.Itoa(cms.MaxSearchWords)+" words: 400.",
 			&jsonschema.Schema{Type: "string", MinLength: ptrTo[uint64](1), MaxLength: ptrTo[uint64](cms.MaxSearchLength)}, "lago como"),
+		"dryRunQuery": query(queryDryRun, "Extension. true (or 1): check the body exactly as a submit would (the same 400, "+
+			"409 and 413) and store nothing: 200 with the count; false (or 0), or left out: submit. Any other value is 400.",
+			&jsonschema.Schema{Type: "boolean"}, true),
 		"langsQuery": query("langs", "Without an access token: the languages to describe, comma-separated, the "+
 			"default first (default en). With a token it is not read: the caller's account's languages are described.",
 			&jsonschema.Schema{Type: "string"}, "en,it"),
@@ -736,17 +740,22 @@ func (b *apiBuilder) kindPaths(kind cms.Kind) {
 		Tags: tags, OperationID: "submit" + title + "Batch", Summary: "Submit a batch of " + plural,
 		Description: "The whole body is checked with the rules and references of single upserts, each record as the " +
 			"records before it leave things, then stored; workers apply it a moment later, all records or none, in " +
-			"one transaction. Needs the write permission (and delete when a record asks deleteElementIrreversibly).",
+			"one transaction. Needs the write permission (and delete when a record asks deleteElementIrreversibly). " +
+			"With dryRun the body is only checked: nothing is stored or queued.",
+		Parameters: []*apiParameter{param("dryRunQuery")},
 		RequestBody: jsonBody("An array of "+plural+", at most "+countText(cms.DefaultMaxBatchRecords)+" records (cms.Options.MaxBatchRecords) and "+
 			bytesText(DefaultMaxBatchBody)+" (transport.Options.MaxBatchBody) by default.", list),
 		Responses: withCommon(map[string]*apiResponse{
+			"200": jsonAnswer("Checked (dryRun): no problem found; nothing stored.", ref("BatchChecked")),
 			"201": jsonAnswer("Stored; ask its status with batchId.", ref("BatchReceipt")),
 			"409": fail("Every problem of every record, one per line; nothing is queued."),
 		}, "400", "408", "413"),
 	})
 	b.paths.add(base+"/"+cms.KeywordBatch+"/{batchId}", http.MethodGet, &apiOperation{
 		Tags: tags, OperationID: "get" + title + "BatchStatus", Summary: "Status of a batch of " + plural,
-		Description: "waiting, processing, then done (with the counts) or error (with the reason). Finished batches " +
+		Description: "waiting, processing (with processed and attempt, extensions: the progress of the current " +
+			"attempt, which restarts from 0 when the batch is taken up again), then done (with the counts) or " +
+			"error (with the reason). Finished batches " +
 			"are kept " + durationText(cms.DefaultBatchRetention) + " by default (cms.Options.BatchRetention). Needs the read permission.",
 		Parameters: []*apiParameter{param("batchId")},
 		Responses: withCommon(map[string]*apiResponse{

@@ -218,7 +218,7 @@ func open(ctx context.Context, sqldb *sql.DB, schema string, named bool, o Optio
 	lim := newLimits(o)
 	store := &Store{schema: schema, Store: bunstore.New(bunstore.Options{
 		Write:      db,
-		Features:   cms.Features{Name: "postgres", ConcurrentBatchClaims: true},
+		Features:   cms.Features{Name: "postgres", ConcurrentBatchClaims: true, SharedBatchProgress: true},
 		Translate:  translate,
 		ClaimLock:  "FOR UPDATE SKIP LOCKED",
 		RowLock:    "FOR NO KEY UPDATE",

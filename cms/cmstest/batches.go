@@ -66,8 +66,65 @@ func wantNoClaim(tb testing.TB, s cms.Store, now time.Time, what string) {
 	wantCode(tb, err, cms.CodeNotFound, what)
 }
 
+// resultCounts is a BatchResult without its outcomes, to compare.
+type resultCounts struct {
+	created, updated, skipped int
+	err                       string
+}
+
+func countsOf(r cms.BatchResult) resultCounts {
+	return resultCounts{r.Created, r.Updated, r.Skipped, r.Error}
+}
+
 func testBatches(t *testing.T, open func(t *testing.T) cms.Store) {
 	t.Parallel()
+	t.Run("Outcomes", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		for i, id := range []string{"b-1", "b-2", "b-3"} {
+			enqueue(t, s, batch(id, t0.Add(time.Duration(i)*time.Second)))
+		}
+		now := t0.Add(time.Minute)
+		// Every outcome, ids of every character an id may hold, the same
+		// id twice, in batch order; and a large batch's.
+		want := []cms.RecordOutcome{{ID: "r-new", Outcome: cms.Created}, {ID: "r.Old_1~x:y@z", Outcome: cms.Updated},
+			{ID: "r-same", Outcome: cms.Skipped}, {ID: "r-gone", Outcome: cms.Deleted}, {ID: "r-new", Outcome: cms.Updated}}
+		large := make([]cms.RecordOutcome, 10000)
+		for i := range large {
+			large[i] = cms.RecordOutcome{ID: fmt.Sprintf("resource-%06d", i), Outcome: cms.Outcome(i % 4)}
+		}
+		for _, f := range []struct {
+			id       string
+			outcomes []cms.RecordOutcome
+		}{{"b-1", want}, {"b-2", large}} {
+			claim(t, s, "w-"+f.id, now, now.Add(time.Minute))
+			gotOutcomes, err := s.BatchOutcomes(ctx, "a", cms.KindResource, f.id)
+			if err != nil || len(gotOutcomes) != 0 {
+				t.Errorf("BatchOutcomes of a processing batch: %v, %v; want none", gotOutcomes, err)
+			}
+			must(t, s.FinishBatch(ctx, f.id, "w-"+f.id, cms.BatchDone, cms.BatchResult{Created: 1, Outcomes: f.outcomes}, now))
+			gotOutcomes, err = s.BatchOutcomes(ctx, "a", cms.KindResource, f.id)
+			if err != nil || !slices.Equal(gotOutcomes, f.outcomes) {
+				t.Errorf("BatchOutcomes(%s): %d outcomes, %v; want %d (first %v)", f.id, len(gotOutcomes), err, len(f.outcomes), f.outcomes[0])
+			}
+			if got := getBatch(t, s, f.id); got.Result.Outcomes != nil || got.Result.Created != 1 {
+				t.Errorf("GetBatch(%s) result %+v: want the counts without outcomes", f.id, countsOf(got.Result))
+			}
+		}
+		// An error batch applied nothing: no outcomes.
+		claim(t, s, "w-3", now, now.Add(time.Minute))
+		must(t, s.FinishBatch(ctx, "b-3", "w-3", cms.BatchError, cms.BatchResult{Error: "x", Outcomes: want}, now))
+		if got, err := s.BatchOutcomes(ctx, "a", cms.KindResource, "b-3"); err != nil || len(got) != 0 {
+			t.Errorf("BatchOutcomes of an error batch: %v, %v; want none", got, err)
+		}
+		_, err := s.BatchOutcomes(ctx, "b", cms.KindResource, "b-1")
+		wantCode(t, err, cms.CodeNotFound, "BatchOutcomes of another account")
+		_, err = s.BatchOutcomes(ctx, "a", cms.KindMap, "b-1")
+		wantCode(t, err, cms.CodeNotFound, "BatchOutcomes of another kind")
+		_, err = s.BatchOutcomes(ctx, "a", cms.KindResource, "b-9")
+		wantCode(t, err, cms.CodeNotFound, "BatchOutcomes of an unknown id")
+	})
 	t.Run("EnqueueAndGet", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
@@ -86,7 +143,7 @@ func testBatches(t *testing.T, open func(t *testing.T) cms.Store) {
 		}
 		if got.ID != "b-1" || got.Account != "a" || got.Kind != cms.KindMap || len(got.Payload) != 0 || got.Count != 3 ||
 			got.Status != cms.BatchWaiting || !got.Requested.Equal(want.Requested) || !got.StatusAt.Equal(want.Requested) ||
-			got.Owner != "" || !got.LeaseUntil.IsZero() || got.Attempts != 0 || got.Result != (cms.BatchResult{}) {
+			got.Owner != "" || !got.LeaseUntil.IsZero() || got.Attempts != 0 || got.Processed != 0 || countsOf(got.Result) != (resultCounts{}) {
 			t.Errorf("GetBatch:\n got %+v\nwant %+v without its payload", got, want)
 		}
 		_, err = s.GetBatch(ctx, "b", cms.KindMap, "b-1")
@@ -164,11 +221,19 @@ func testBatches(t *testing.T, open func(t *testing.T) cms.Store) {
 		}
 
 		// A heartbeat by the owner extends the lease; by another is refused.
-		wantCode(t, s.HeartbeatBatch(ctx, "b-1", "w-2", now.Add(time.Hour)), cms.CodeConflict, "HeartbeatBatch by another worker")
-		wantCode(t, s.HeartbeatBatch(ctx, "b-9", "w-1", now.Add(time.Hour)), cms.CodeConflict, "HeartbeatBatch of an unknown batch")
-		must(t, s.HeartbeatBatch(ctx, "b-1", "w-1", now.Add(5*time.Minute)))
-		if got := getBatch(t, s, "b-1"); !got.LeaseUntil.Equal(now.Add(5*time.Minute)) || got.Owner != "w-1" {
+		wantCode(t, s.HeartbeatBatch(ctx, "b-1", "w-2", now.Add(time.Hour), 1), cms.CodeConflict, "HeartbeatBatch by another worker")
+		wantCode(t, s.HeartbeatBatch(ctx, "b-9", "w-1", now.Add(time.Hour), 1), cms.CodeConflict, "HeartbeatBatch of an unknown batch")
+		must(t, s.HeartbeatBatch(ctx, "b-1", "w-1", now.Add(5*time.Minute), 0))
+		if got := getBatch(t, s, "b-1"); !got.LeaseUntil.Equal(now.Add(5*time.Minute)) || got.Owner != "w-1" || got.Processed != 0 {
 			t.Errorf("after the heartbeat: %+v", got)
+		}
+		// The heartbeat carries the progress, which never decreases
+		// within a claim; a refused heartbeat changes nothing.
+		must(t, s.HeartbeatBatch(ctx, "b-1", "w-1", now.Add(5*time.Minute), 40))
+		must(t, s.HeartbeatBatch(ctx, "b-1", "w-1", now.Add(5*time.Minute), 30))
+		wantCode(t, s.HeartbeatBatch(ctx, "b-1", "w-2", now.Add(time.Hour), 90), cms.CodeConflict, "HeartbeatBatch by another worker")
+		if got := getBatch(t, s, "b-1"); got.Processed != 40 || !got.LeaseUntil.Equal(now.Add(5*time.Minute)) {
+			t.Errorf("after heartbeats with 40, 30, and 90 by another: processed %d, lease %v", got.Processed, got.LeaseUntil)
 		}
 
 		if !s.Features().ConcurrentBatchClaims {
@@ -177,8 +242,12 @@ func testBatches(t *testing.T, open func(t *testing.T) cms.Store) {
 			wantNoClaim(t, s, now.Add(2*time.Minute), "claim of b-2 while b-1 is processing")
 			muchLater := now.Add(6 * time.Minute)
 			retaken := claim(t, s, "w-3", muchLater, muchLater.Add(time.Minute))
-			if retaken.ID != "b-1" || retaken.Attempts != 2 || retaken.Owner != "w-3" || payloadOf(t, s, "b-1") != `[{"id":"r-b-1"}]` {
-				t.Errorf("claim after b-1's lease:\n got %+v\nwant b-1 by w-3, attempt 2", retaken)
+			if retaken.ID != "b-1" || retaken.Attempts != 2 || retaken.Owner != "w-3" || retaken.Processed != 0 ||
+				payloadOf(t, s, "b-1") != `[{"id":"r-b-1"}]` {
+				t.Errorf("claim after b-1's lease:\n got %+v\nwant b-1 by w-3, attempt 2, processed 0", retaken)
+			}
+			if got := getBatch(t, s, "b-1"); got.Processed != 0 || got.Attempts != 2 {
+				t.Errorf("b-1 taken up again: processed %d, attempts %d; want 0, 2", got.Processed, got.Attempts)
 			}
 			wantCode(t, s.FinishBatch(ctx, "b-1", "w-1", cms.BatchDone, cms.BatchResult{Created: 1}, muchLater), cms.CodeConflict,
 				"FinishBatch by the former owner")
@@ -201,17 +270,22 @@ func testBatches(t *testing.T, open func(t *testing.T) cms.Store) {
 			t.Errorf("claim after the lease ended:\n got %+v\nwant b-2 by w-3, attempt 2", retaken)
 		}
 		wantNoClaim(t, s, later, "claim while b-1's extended lease holds")
-		wantCode(t, s.HeartbeatBatch(ctx, "b-2", "w-2", later.Add(time.Hour)), cms.CodeConflict, "HeartbeatBatch by the former owner")
+		wantCode(t, s.HeartbeatBatch(ctx, "b-2", "w-2", later.Add(time.Hour), 1), cms.CodeConflict, "HeartbeatBatch by the former owner")
 		wantCode(t, s.FinishBatch(ctx, "b-2", "w-2", cms.BatchDone, cms.BatchResult{Created: 1}, later), cms.CodeConflict,
 			"FinishBatch by the former owner")
-		if got := getBatch(t, s, "b-2"); got.Status != cms.BatchProcessing || got.Owner != "w-3" || got.Result != (cms.BatchResult{}) {
+		if got := getBatch(t, s, "b-2"); got.Status != cms.BatchProcessing || got.Owner != "w-3" || countsOf(got.Result) != (resultCounts{}) {
 			t.Errorf("the refused finish changed the batch: %+v", got)
 		}
 
-		// After the extended lease, b-1 can be claimed again.
+		// After the extended lease, b-1 can be claimed again, its
+		// progress from 0.
 		muchLater := now.Add(6 * time.Minute)
-		if got := claim(t, s, "w-4", muchLater, muchLater.Add(time.Minute)); got.ID != "b-1" || got.Attempts != 2 || got.Owner != "w-4" {
+		if got := claim(t, s, "w-4", muchLater, muchLater.Add(time.Minute)); got.ID != "b-1" || got.Attempts != 2 || got.Owner != "w-4" ||
+			got.Processed != 0 {
 			t.Errorf("claim after the extended lease: %+v", got)
+		}
+		if got := getBatch(t, s, "b-1"); got.Processed != 0 {
+			t.Errorf("b-1 taken up again: processed %d, want 0", got.Processed)
 		}
 	})
 
@@ -236,13 +310,14 @@ func testBatches(t *testing.T, open func(t *testing.T) cms.Store) {
 			at     time.Time
 		}{{"b-1", cms.BatchDone, done, now.Add(10 * time.Second)}, {"b-2", cms.BatchError, failed, now.Add(20 * time.Second)}} {
 			got := getBatch(t, s, want.id)
-			if got.Status != want.status || got.Result != want.result || !got.StatusAt.Equal(want.at) || !got.Requested.Before(now) {
+			if got.Status != want.status || countsOf(got.Result) != countsOf(want.result) || len(got.Result.Outcomes) != 0 ||
+				!got.StatusAt.Equal(want.at) || !got.Requested.Before(now) {
 				t.Errorf("finished %s:\n got %+v\nwant %s with %+v at %v", want.id, got, want.status, want.result, want.at)
 			}
 		}
 		wantCode(t, s.FinishBatch(ctx, "b-1", "w-1", cms.BatchError, failed, now.Add(time.Minute)), cms.CodeConflict, "FinishBatch of a finished batch")
-		wantCode(t, s.HeartbeatBatch(ctx, "b-1", "w-1", now.Add(time.Hour)), cms.CodeConflict, "HeartbeatBatch of a finished batch")
-		if got := getBatch(t, s, "b-1"); got.Status != cms.BatchDone || got.Result != done {
+		wantCode(t, s.HeartbeatBatch(ctx, "b-1", "w-1", now.Add(time.Hour), 1), cms.CodeConflict, "HeartbeatBatch of a finished batch")
+		if got := getBatch(t, s, "b-1"); got.Status != cms.BatchDone || countsOf(got.Result) != countsOf(done) {
 			t.Errorf("a refused call changed the finished batch: %+v", got)
 		}
 		wantNoClaim(t, s, now.Add(time.Hour), "finished batches are never claimed")
@@ -352,6 +427,37 @@ func testBatches(t *testing.T, open func(t *testing.T) cms.Store) {
 		slices.Sort(got)
 		if !slices.Equal(got, want) {
 			t.Fatalf("claimed %v: want each of the 10 batches exactly once", got)
+		}
+	})
+
+	t.Run("SharedProgress", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		if !s.Features().SharedBatchProgress {
+			t.Skip("Features.SharedBatchProgress is false: only the applying process knows a batch's progress")
+		}
+		ctx := t.Context()
+		enqueue(t, s, batch("b-1", t0))
+		b := claim(t, s, "w-1", t0, t0.Add(time.Hour))
+		// The batch's transaction has written records and not ended: the
+		// heartbeat beside it lands, and every reader sees the progress.
+		err := s.WithTx(ctx, func(tx cms.Store) error {
+			if err := tx.PutRecord(ctx, entry("a", record(cms.KindResource, "r-b-1", nil), t0)); err != nil {
+				return err
+			}
+			octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			if err := s.HeartbeatBatch(octx, b.ID, "w-1", t0.Add(2*time.Hour), 1); err != nil {
+				return err
+			}
+			got, err := s.GetBatch(octx, "a", cms.KindResource, b.ID)
+			if err == nil && (got.Processed != 1 || !got.LeaseUntil.Equal(t0.Add(2*time.Hour))) {
+				err = fmt.Errorf("beside the open transaction: processed %d, lease %v", got.Processed, got.LeaseUntil)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatalf("heartbeat beside a batch's open transaction: %v", err)
 		}
 	})
 

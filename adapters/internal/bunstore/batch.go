@@ -20,6 +20,7 @@ type batchRow struct {
 	Owner       string `bun:"owner"`
 	LeaseUntil  *int64 `bun:"lease_until"`
 	Attempts    int    `bun:"attempts"`
+	Processed   int    `bun:"processed"`
 	Created     int    `bun:"created"`
 	Updated     int    `bun:"updated"`
 	Skipped     int    `bun:"skipped"`
@@ -29,11 +30,11 @@ type batchRow struct {
 func (r batchRow) batch() *cms.Batch {
 	return &cms.Batch{ID: r.ID, Account: r.Account, Kind: cms.Kind(r.Kind), Count: r.Count,
 		Status: cms.BatchStatus(r.Status), Requested: fromMicros(r.RequestedAt), StatusAt: fromMicros(r.StatusAt),
-		Owner: r.Owner, LeaseUntil: fromNullMicros(r.LeaseUntil), Attempts: r.Attempts,
+		Owner: r.Owner, LeaseUntil: fromNullMicros(r.LeaseUntil), Attempts: r.Attempts, Processed: r.Processed,
 		Result: cms.BatchResult{Created: r.Created, Updated: r.Updated, Skipped: r.Skipped, Error: r.Error}}
 }
 
-const batchColumns = "id, account, kind, count, status, requested_at, status_at, owner, lease_until, attempts, " +
+const batchColumns = "id, account, kind, count, status, requested_at, status_at, owner, lease_until, attempts, processed, " +
 	"created, updated, skipped, error"
 
 // EnqueueBatch implements cms.Store.
@@ -78,7 +79,7 @@ func payloadParts(payload []byte) iter.Seq2[int, []byte] {
 // unfinished batch is the only one claimable: batches are applied in
 // order even when one is left processing by a stopped worker.
 func (s *Store) ClaimBatch(ctx context.Context, owner string, now, leaseUntil time.Time) (*cms.Batch, error) {
-	set := "UPDATE batches SET owner = ?, lease_until = ?, attempts = attempts + 1, " +
+	set := "UPDATE batches SET owner = ?, lease_until = ?, attempts = attempts + 1, processed = 0, " +
 		"status_at = CASE WHEN status = ? THEN ? ELSE status_at END, status = ? "
 	args := []any{owner, micros(leaseUntil), string(cms.BatchWaiting), micros(now), string(cms.BatchProcessing)}
 	var where string
@@ -144,9 +145,10 @@ func (s *Store) BatchPayload(ctx context.Context, id string) ([]byte, error) {
 }
 
 // HeartbeatBatch implements cms.Store.
-func (s *Store) HeartbeatBatch(ctx context.Context, id, owner string, leaseUntil time.Time) error {
-	n, err := s.exec(ctx, "UPDATE batches SET lease_until = ? WHERE id = ? AND owner = ? AND status = ?",
-		micros(leaseUntil), id, owner, string(cms.BatchProcessing))
+func (s *Store) HeartbeatBatch(ctx context.Context, id, owner string, leaseUntil time.Time, processed int) error {
+	n, err := s.exec(ctx, "UPDATE batches SET lease_until = ?, processed = CASE WHEN processed > ? THEN processed ELSE ? END "+
+		"WHERE id = ? AND owner = ? AND status = ?",
+		micros(leaseUntil), processed, processed, id, owner, string(cms.BatchProcessing))
 	if err == nil && n == 0 {
 		err = conflict("batch " + id + " is not held by " + owner)
 	}
@@ -158,8 +160,9 @@ func (s *Store) HeartbeatBatch(ctx context.Context, id, owner string, leaseUntil
 func (s *Store) FinishBatch(ctx context.Context, id, owner string, status cms.BatchStatus, r cms.BatchResult, at time.Time) error {
 	return s.tx(ctx, func(s *Store) error {
 		n, err := s.exec(ctx, "UPDATE batches SET status = ?, status_at = ?, lease_until = NULL, created = ?, updated = ?, "+
-			"skipped = ?, error = ? WHERE id = ? AND owner = ? AND status = ?",
-			string(status), micros(at), r.Created, r.Updated, r.Skipped, r.Error, id, owner, string(cms.BatchProcessing))
+			"skipped = ?, error = ?, outcomes = ? WHERE id = ? AND owner = ? AND status = ?",
+			string(status), micros(at), r.Created, r.Updated, r.Skipped, r.Error, encodeOutcomes(r.Outcomes),
+			id, owner, string(cms.BatchProcessing))
 		if err == nil && n == 0 {
 			err = conflict("batch " + id + " is not held by " + owner)
 		}
@@ -183,6 +186,27 @@ func (s *Store) GetBatch(ctx context.Context, account string, kind cms.Kind, id 
 		return nil, notFound("batch " + id)
 	}
 	return rows[0].batch(), nil
+}
+
+// BatchOutcomes implements cms.Store.
+func (s *Store) BatchOutcomes(ctx context.Context, account string, kind cms.Kind, id string) ([]cms.RecordOutcome, error) {
+	var rows []struct {
+		Status   string `bun:"status"`
+		Outcomes []byte `bun:"outcomes"`
+	}
+	err := s.scan(ctx, s.read, &rows, "SELECT status, outcomes FROM batches WHERE id = ? AND account = ? AND kind = ?",
+		id, account, string(kind))
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	if len(rows) == 0 {
+		return nil, notFound("batch " + id)
+	}
+	if cms.BatchStatus(rows[0].Status) != cms.BatchDone {
+		return nil, nil
+	}
+	outcomes, err := decodeOutcomes(rows[0].Outcomes)
+	return outcomes, s.fail(err)
 }
 
 // PurgeBatches implements cms.Store.

@@ -68,7 +68,12 @@ func session(ctx context.Context, server, user, password string) error {
 			Published: ptr(i%2 == 0), MapIds: &[]string{"gen-map"},
 			LocationLat: ptr(40 + float64(i)/100), LocationLon: ptr(10.0)}
 	}
-	receipt, err := c.SubmitResourceBatchWithResponse(ctx, batch, auth)
+	// Checked first (dryRun, an extension): 200 with the count, nothing stored.
+	checked, err := c.SubmitResourceBatchWithResponse(ctx, &api.SubmitResourceBatchParams{DryRun: ptr(true)}, batch, auth)
+	if err != nil || checked.JSON200 == nil || checked.JSON200.Count != records {
+		return fmt.Errorf("check batch: %v %s", err, body(checked))
+	}
+	receipt, err := c.SubmitResourceBatchWithResponse(ctx, nil, batch, auth)
 	if err != nil || receipt.JSON201 == nil || receipt.JSON201.Count != records {
 		return fmt.Errorf("submit batch: %v %s", err, body(receipt))
 	}
@@ -77,6 +82,9 @@ func session(ctx context.Context, server, user, password string) error {
 		st, err := c.GetResourceBatchStatusWithResponse(ctx, receipt.JSON201.BatchId, auth)
 		if err != nil || st.JSON200 == nil {
 			return fmt.Errorf("batch status: %v %s", err, body(st))
+		}
+		if p := st.JSON200.Processed; p != nil && (*p < 0 || *p > records || st.JSON200.Status != "processing") {
+			return fmt.Errorf("batch progress: %s", body(st))
 		}
 		if st.JSON200.Status == "done" {
 			if st.JSON200.Created == nil || *st.JSON200.Created != records {

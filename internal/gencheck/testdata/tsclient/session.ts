@@ -49,14 +49,22 @@ async function session(): Promise<void> {
     id: `gen-${String(i).padStart(3, "0")}`, title: `Generated ${i}`, published: i % 2 === 0,
     mapIds: ["gen-map"], locationLat: 40 + i / 100, locationLon: 10,
   }));
+  // Checked first (dryRun, an extension): 200 with the count, nothing stored.
+  const checked = await client.POST("/api/bw/v2/resource/batch", {
+    params: { query: { dryRun: true } }, body: batch, headers: auth(),
+  });
+  if (checked.response.status !== 200 || !checked.data || checked.data.count !== records) fail("check batch", checked.error);
   const receipt = await client.POST("/api/bw/v2/resource/batch", { body: batch, headers: auth() });
-  if (!receipt.data || receipt.data.count !== records) fail("submit batch", receipt.error);
+  // The answer is 200 (dryRun) or 201: a receipt has the batchId.
+  if (!receipt.data || !("batchId" in receipt.data) || receipt.data.count !== records) fail("submit batch", receipt.error);
   const deadline = Date.now() + 60_000;
   for (;;) {
     const st = await client.GET("/api/bw/v2/resource/batch/{batchId}", {
       params: { path: { batchId: receipt.data.batchId } }, headers: auth(),
     });
     if (!st.data) fail("batch status", st.error);
+    const p = st.data.processed;
+    if (p !== undefined && (p < 0 || p > records || st.data.status !== "processing")) fail("batch progress", st.data);
     if (st.data.status === "done") {
       if (st.data.created !== records) fail("batch done", st.data);
       break;
