@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -138,6 +139,15 @@ func TestImportJSONRecords(t *testing.T) {
 	}
 	if href, _ := doc.Find(`#import-outcome a[href$="/resource/"]`).Attr("href"); href != "/admin/resource/" {
 		t.Errorf("no link to the Resources: %q", href)
+	}
+	var rows []string
+	doc.Find("table.import-outcomes tbody tr").Each(func(_ int, tr *goquery.Selection) {
+		href, _ := tr.Find("a").Attr("href")
+		rows = append(rows, text(tr.Find("td").First())+" "+href+" "+text(tr.Find("td").Last()))
+	})
+	if want := []string{"imp-1 /admin/resource/imp-1/edit created", "imp-2 /admin/resource/imp-2/edit created",
+		"imp-3 /admin/resource/imp-3/edit created"}; !slices.Equal(rows, want) {
+		t.Errorf("each record's outcome:\n got %q\nwant %q", rows, want)
 	}
 	if got := e.stored(cms.KindResource, "imp-2"); got == nil || got["title_it"] != "Due" {
 		t.Errorf("imp-2 stored as %v", got)

@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/bwcms/cms/cms"
@@ -142,14 +143,21 @@ func importDoneText(d importStatusData) string {
 }
 
 // importOutcomes are the records of a done batch and what became of
-// each, for the page's links.
-//
-// PLACEHOLDER(batch outcomes): the batch helper is adding a per-record
-// outcome method to cms.Service (its signature was not known when this
-// was written). Until it lands this reports none, and the page shows
-// the totals and a link to the kind's list; wire the method in here.
+// each, in the batch's order, with the address of each record's form (of
+// its history for a deleted one).
 func (h *Handler) importOutcomes(ctx context.Context, b *cms.Batch) ([]importOutcome, error) {
-	_ = ctx
-	_ = b
-	return nil, nil
+	got, err := h.svc.BatchOutcomes(ctx, b.Kind, b.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]importOutcome, len(got))
+	for i, o := range got {
+		page := "/edit"
+		if o.Outcome == cms.Deleted {
+			page = "/history"
+		}
+		out[i] = importOutcome{ID: o.ID, Outcome: o.Outcome.String(),
+			URL: h.url("/" + string(b.Kind) + "/" + url.PathEscape(o.ID) + page)}
+	}
+	return out, nil
 }
