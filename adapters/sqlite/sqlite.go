@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	sqlite3 "github.com/mattn/go-sqlite3"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -118,7 +119,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	writeDB.SetMaxOpenConns(1)
 	writeDB.SetConnMaxLifetime(0)
 	write := bun.NewDB(writeDB, sqlitedialect.New())
-	if err := write.PingContext(ctx); err != nil {
+	if err := pingWhileBusy(ctx, write, o.BusyTimeout); err != nil {
 		write.Close()
 		if keep != nil {
 			keep.Close()
@@ -185,4 +186,26 @@ func (s *Store) Ready(ctx context.Context) error {
 func jsonList(ids []string) any {
 	b, _ := json.Marshal(ids) // a []string always marshals
 	return string(b)
+}
+
+// pingWhileBusy opens the first connection. Its DSN turns WAL on, which
+// on a new file another process may be migrating answers "database is
+// locked" at once, without waiting the busy timeout: instances started
+// together on a new file try again until the timeout runs out.
+func pingWhileBusy(ctx context.Context, db *bun.DB, busy time.Duration) error {
+	deadline := time.Now().Add(busy)
+	wait := 5 * time.Millisecond
+	for {
+		err := db.PingContext(ctx)
+		var e sqlite3.Error
+		if err == nil || !errors.As(err, &e) || (e.Code != sqlite3.ErrBusy && e.Code != sqlite3.ErrLocked) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 200*time.Millisecond)
+	}
 }
