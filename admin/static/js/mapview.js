@@ -75,7 +75,7 @@ async function start(root) {
     lon[i] = pts[i][6];
     features[i] = { type: "Feature", properties: { i }, geometry: { type: "Point", coordinates: [lon[i], lat[i]] } };
   }
-  const index = new Supercluster({ radius: 80, maxZoom: Math.min(16, maxZoom - 1) });
+  const index = new Supercluster({ radius: 80, maxZoom: Math.min(14, maxZoom - 1) });
   index.load(features);
   times.indexed = performance.now();
   times.count = n;
