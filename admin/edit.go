@@ -534,6 +534,7 @@ func (h *editor) showForm(w http.ResponseWriter, r *http.Request, status int, fc
 		v.Picker = append(v.Picker, langChoice{Code: code, Checked: slices.Contains(fc.shown, code)})
 	}
 	v.Rows = b.rows()
+	v.MapEditor = h.mapEditorOf(ctx, fc)
 	v.Summary = b.attachProblems(problems)
 	v.Hidden = b.hidden()
 	v.Fields = fc.st.fields

@@ -117,6 +117,7 @@ func (h *Handler) routes(mux *http.ServeMux) {
 	h.overviewRoutes(mux)
 	h.listRoutes(mux)
 	h.editRoutes(mux)
+	h.mapEditorRoutes(mux)
 	h.peopleRoutes(mux)
 	h.fileRoutes(mux)
 	h.webhookRoutes(mux)
