@@ -66,31 +66,36 @@ function groups(mode) {
 
 const data = JSON.parse(document.getElementById("mapeditor-data")?.textContent || "{}");
 const places = new Map(Object.entries(data.places || {})); // id -> place; null: no such Resource
-const asked = new Set();
+const pending = new Map(); // id -> the request asking for it
 
 const located = (p) => p && typeof p.lat === "number" && typeof p.lon === "number";
 const titleOf = (p, id) => (p && p.title) || (p ? "(no title)" : id);
 
 // fetchPlaces reads the places of ids the page does not know yet (added
-// by search since it was made): one request for all of them.
-async function fetchPlaces(list) {
-  const want = [...new Set(list)].filter((id) => !places.has(id) && !asked.has(id)).slice(0, 200);
-  if (want.length === 0) return;
-  want.forEach((id) => asked.add(id));
-  try {
-    const res = await fetch(`${panel.dataset.placesUrl}?ids=${want.map(encodeURIComponent).join(",")}`, {
-      headers: { Accept: "application/json" }, credentials: "same-origin",
-    });
-    const body = await res.json();
-    if (!res.ok) throw new Error(body.fail || "The locations could not be read.");
-    for (const p of body.places || []) places.set(p.id, p);
-    for (const id of want) if (!places.has(id)) places.set(id, null);
-  } catch (err) {
-    want.forEach((id) => asked.delete(id));
-    status(err.message || "The locations could not be read.");
-    return;
+// by search since it was made): one request for all of them. It resolves
+// when every id asked is known, or its request failed.
+function fetchPlaces(list) {
+  const want = [...new Set(list)].filter((id) => !places.has(id) && !pending.has(id)).slice(0, 200);
+  if (want.length > 0) {
+    const req = (async () => {
+      try {
+        const res = await fetch(`${panel.dataset.placesUrl}?ids=${want.map(encodeURIComponent).join(",")}`, {
+          headers: { Accept: "application/json" }, credentials: "same-origin",
+        });
+        const body = await res.json();
+        if (!res.ok) throw new Error(body.fail || "The locations could not be read.");
+        for (const p of body.places || []) places.set(p.id, p);
+        for (const id of want) if (!places.has(id)) places.set(id, null);
+      } catch (err) {
+        status(err.message || "The locations could not be read.");
+      } finally {
+        want.forEach((id) => pending.delete(id));
+      }
+      schedule();
+    })();
+    want.forEach((id) => pending.set(id, req));
   }
-  schedule();
+  return Promise.all(list.filter((id) => pending.has(id)).map((id) => pending.get(id)));
 }
 
 // ---- The map ----
@@ -244,6 +249,12 @@ let nearTimer = 0;
 
 const nearBox = document.getElementById("mapeditor-near");
 
+// nearNote tells how many candidates are shown (not live: it changes with
+// every move of the map).
+function nearNote(text) {
+  document.getElementById("mapeditor-near-note").textContent = text;
+}
+
 function bbox() {
   const b = map.getBounds();
   let w = b.getWest(), e = b.getEast();
@@ -272,7 +283,7 @@ async function loadNear() {
     for (const p of near) if (!places.has(p.id) || places.get(p.id) === null) places.set(p.id, p);
     drawCandidates(true);
   } catch (err) {
-    if (!c.signal.aborted) status(err.message || "The Resources in view could not be read.");
+    if (!c.signal.aborted) nearNote(err.message || "The Resources in view could not be read.");
   }
 }
 
@@ -314,20 +325,38 @@ function candidatePopup(p) {
   return box;
 }
 
+// drawCandidates shows the places in view that no list holds. Markers
+// that stay are kept, so that an open popup stays open while the map
+// pans under it.
+const candMarkers = new Map(); // id -> marker
+
+function candidateMarker(p) {
+  const name = `Not in the lists: ${titleOf(p, p.id)} (${p.id})`;
+  const div = el("div", { class: "me-marker me-candidate" });
+  div.append(hidden(name));
+  const m = L.marker([p.lat, p.lon], { icon: L.divIcon({ html: div, className: "me-icon", iconSize: [16, 16], iconAnchor: [8, 8] }), title: name, keyboard: true });
+  m.bindPopup(() => candidatePopup(p));
+  return m;
+}
+
 function drawCandidates(fresh) {
-  candLayer.clearLayers();
-  if (!nearBox.checked) return;
   const have = listed();
-  const shown = near.filter((p) => !have.has(p.id) && located(p));
+  const shown = nearBox.checked ? near.filter((p) => !have.has(p.id) && located(p)) : [];
+  const keep = new Set(shown.map((p) => p.id));
+  for (const [id, m] of candMarkers) {
+    if (!keep.has(id)) {
+      candLayer.removeLayer(m);
+      candMarkers.delete(id);
+    }
+  }
   for (const p of shown) {
-    const name = `Not in the lists: ${titleOf(p, p.id)} (${p.id})`;
-    const m = L.marker([p.lat, p.lon], { icon: L.divIcon({ html: (() => { const d = el("div", { class: "me-marker me-candidate" }); d.append(hidden(name)); return d; })(), className: "me-icon", iconSize: [16, 16], iconAnchor: [8, 8] }), title: name, keyboard: true });
-    m.bindPopup(() => candidatePopup(p));
-    m.options.meId = p.id;
+    if (candMarkers.has(p.id)) continue;
+    const m = candidateMarker(p);
+    candMarkers.set(p.id, m);
     candLayer.addLayer(m);
   }
   if (fresh) {
-    status(nearMore
+    nearNote(nearMore
       ? `More Resources are in view than are shown (${near.length}): zoom in to see the others.`
       : `${shown.length} other Resource${shown.length === 1 ? "" : "s"} in view: choose one to add it.`);
   }
@@ -398,6 +427,12 @@ function useView() {
 
 let trackFor = "";
 
+// trackNote says what became of the track's line, beside its choice.
+function trackNote(text) {
+  const note = document.getElementById("mapeditor-track-note");
+  if (note) note.textContent = text;
+}
+
 async function drawTrack() {
   const input = ctl("trackResourceId");
   const id = input ? input.value.trim() : "";
@@ -408,22 +443,31 @@ async function drawTrack() {
     trackLayer = null;
   }
   if (!id) return;
+  // Only a Resource whose file has a measured track has a line to ask for.
+  if (!places.has(id)) await fetchPlaces([id]);
+  if (trackFor !== id) return;
+  if (!places.has(id)) return; // the request failed and said so
+  const p = places.get(id);
+  if (!p || !p.track) {
+    trackNote(p ? `${titleOf(p, id)} (${id}) has no measured track: no line to draw.` : `There is no Resource ${id}.`);
+    return;
+  }
   try {
     const res = await fetch(panel.dataset.trackUrl + encodeURIComponent(id), { headers: { Accept: "application/json" }, credentials: "same-origin" });
     const body = await res.json();
     if (trackFor !== id) return;
     if (!res.ok) {
-      status(`Track ${id}: ${body.fail || "its line could not be read."}`);
+      trackNote(`Track ${id}: ${body.fail || "its line could not be read."}`);
       return;
     }
     trackLayer = L.geoJSON(body, {
-      style: { color: "#c62828", weight: 4, opacity: 0.85 },
+      style: { color: "#c62828", weight: 4, opacity: 0.85, className: "me-track" },
       pointToLayer: (_f, latlng) => L.circleMarker(latlng, { radius: 4, color: "#c62828", interactive: false }),
       interactive: false,
     }).addTo(map);
-    status(`The line of track ${id} is drawn in red.`);
+    trackNote(`The line of ${titleOf(p, id)} (${id}) is drawn in red.`);
   } catch {
-    status(`Track ${id}: its line could not be read.`);
+    trackNote(`Track ${id}: its line could not be read.`);
   }
 }
 
@@ -460,7 +504,7 @@ function trackChoice() {
     sync();
     drawTrack();
   });
-  wrap.append(label, hint, sel);
+  wrap.append(label, hint, sel, el("p", { class: "hint", id: "mapeditor-track-note", "aria-live": "polite" }));
   field.after(wrap);
   return [field, wrap];
 }
@@ -560,8 +604,8 @@ function start() {
   nearBox.addEventListener("change", () => {
     if (nearBox.checked) loadNear();
     else {
-      candLayer.clearLayers();
-      status("");
+      drawCandidates();
+      nearNote("");
     }
   });
   document.getElementById("mapeditor-fit").addEventListener("click", () => fit(false));
