@@ -8,8 +8,10 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/bwcms/cms/admin/internal/browsertest"
@@ -19,7 +21,11 @@ import (
 // mapEditorOpen opens a Map's form and waits for its map.
 func mapEditorOpen(t *testing.T, e *env, tab context.Context, id string) {
 	t.Helper()
-	openForm(t, e, tab, "/map/"+id+"/edit")
+	path := "/map/" + id + "/edit"
+	if id == "" {
+		path = "/map/new"
+	}
+	openForm(t, e, tab, path)
 	if err := chromedp.Do(tab, chromedp.Poll[chromedp.Void](`document.getElementById("mapeditor")?.dataset.ready === "on"`)); err != nil {
 		t.Fatalf("the map editor did not start: %v", err)
 	}
@@ -243,7 +249,7 @@ func TestBrowserMapEditor(t *testing.T) {
 	if got := x.value("#mapeditor-track"); got != "t-1" {
 		t.Errorf("the track choice shows %q", got)
 	}
-	x.shot("mapeditor-saved", 1000)
+	x.shot("mapeditor-saved", 1500)
 	x.nothingRan("the saved map editor")
 	x.audit()
 }
@@ -254,6 +260,70 @@ func mapTap(x *e2eTab, sel string) {
 	x.t.Helper()
 	e2eEval[bool](x, `(document.getElementById("mapeditor-map").scrollIntoView({block: "center"}), true)`)
 	x.tap(sel)
+}
+
+// TestBrowserMapEditorNewAndReader: a new Map's form starts on the world
+// with the account's Resources as candidates and takes its centre from
+// the view; opening and leaving a form unchanged asks nothing (the fields
+// moved beside the map are no change); a reader sees the markers and
+// nothing that changes the Map.
+func TestBrowserMapEditorNewAndReader(t *testing.T) {
+	e := newEnv(t, envOptions{prefix: "/admin"})
+	e.put(cms.KindResource, `{"id":"r-1","title":"One","locationLat":45.01,"locationLon":7.61}`, `{"id":"t-1","title":"Ridge","resourceType":"TRACK"}`)
+	e.put(cms.KindMap, `{"id":"m-1","title":"Map","resourceIds":["r-1"],"trackResourceId":"t-1"}`)
+	b := browsertest.New(t)
+	tab := b.NewTab(t)
+	var dialogs atomic.Int32
+	err := chromedp.Listen(tab, func(ev any) {
+		if _, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+			dialogs.Add(1)
+			go chromedp.Call(tab, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	signInBrowser(t, e, tab, "editor")
+	mapEditorOpen(t, e, tab, "m-1")
+	waitMarkers(t, tab, "Primary 1: One")
+	mapEditorOpen(t, e, tab, "")
+	if n := dialogs.Load(); n != 0 {
+		t.Errorf("leaving an unchanged Map form asked %d time(s)", n)
+	}
+	waitMarkers(t, tab)
+	if err := chromedp.Do(tab, chromedp.Poll[chromedp.Void](`document.querySelectorAll("#mapeditor-map .me-candidate").length === 1`)); err != nil {
+		t.Fatalf("a new Map's candidates: %v", err)
+	}
+	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#mapeditor-view"))); err != nil {
+		t.Fatal(err)
+	}
+	got := js[string](t, tab, `["f-locationLat", "f-locationLon", "f-locationZoom"].map((id) => document.getElementById(id).value).join(" ")`)
+	if got != "30 0 2" {
+		t.Errorf("a new Map's view put %q, want 30 0 2", got)
+	}
+	browsertest.RequireNoSeriousAxe(t, tab)
+	browsertest.RequireNoErrors(t, tab)
+
+	rd := b.NewTab(t)
+	signInBrowser(t, e, rd, "reader")
+	mapEditorOpen(t, e, rd, "m-1")
+	waitMarkers(t, rd, "Primary 1: One")
+	state := js[string](t, rd, `[document.getElementById("mapeditor-view").disabled, document.getElementById("mapeditor-track").disabled,
+		document.getElementById("mapeditor-track").value, document.querySelectorAll(".idlist-add button, .idlist .row-actions button").length].join(" ")`)
+	if state != "true true t-1 0" {
+		t.Errorf("a reader's map editor: %s", state)
+	}
+	if err := chromedp.Do(rd, chromedp.Poll[chromedp.Void](`document.querySelectorAll("#mapeditor-map .me-candidate").length === 0 && !!document.querySelector("#mapeditor-map .me-primary")`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(rd, chromedp.Click(chromedp.CSS("#mapeditor-map .me-primary"))); err != nil {
+		t.Fatal(err)
+	}
+	if got := js[string](t, rd, `document.querySelector(".leaflet-popup-content")?.textContent || ""`); !strings.Contains(got, "Primary 1: One (r-1)") || strings.Contains(got, "Remove") {
+		t.Errorf("a reader's popup says %q", got)
+	}
+	browsertest.RequireNoSeriousAxe(t, rd)
+	browsertest.RequireNoErrors(t, rd)
 }
 
 // selectValue chooses value in the select sel, as a change by the user.
