@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -284,7 +285,9 @@ func (h *Handler) mapTrack(w http.ResponseWriter, r *http.Request) {
 // partial): the places of the Resources the form lists and the TRACK
 // Resources to choose from.
 type mapEditorView struct {
-	Data      mapEditorData
+	// Data is mapEditorData as JSON, for the section's data-initial (an
+	// attribute rather than a script block: pages hold no inline script).
+	Data      string
 	PlacesURL string
 	TrackURL  string // + id
 }
@@ -310,8 +313,18 @@ func (h *Handler) mapEditorOf(ctx context.Context, fc *formCtx) *mapEditorView {
 	if fc.kind != cms.KindMap || !fc.s.P.Can(cms.KindResource, cms.ActionRead) {
 		return nil
 	}
-	v := &mapEditorView{PlacesURL: h.url("/mapeditor/places"), TrackURL: h.url("/mapeditor/track/"),
-		Data: mapEditorData{Places: map[string]*place{}, Tracks: []trackChoice{}}}
+	data := h.mapEditorData(ctx, fc)
+	raw, err := json.Marshal(data)
+	if err != nil {
+		h.log.Warn("admin: a Map's form map", "err", err)
+		return nil
+	}
+	return &mapEditorView{PlacesURL: h.url("/mapeditor/places"), TrackURL: h.url("/mapeditor/track/"), Data: string(raw)}
+}
+
+// mapEditorData reads what the map of a Map's form starts with.
+func (h *Handler) mapEditorData(ctx context.Context, fc *formCtx) mapEditorData {
+	v := mapEditorData{Places: map[string]*place{}, Tracks: []trackChoice{}}
 	ids := refIDs(fc.ks, fc.st)[string(cms.KindResource)]
 	if len(ids) > maxFormPlaces {
 		ids = ids[:maxFormPlaces]
@@ -323,10 +336,10 @@ func (h *Handler) mapEditorOf(ctx context.Context, fc *formCtx) *mapEditorView {
 			break
 		}
 		for _, id := range chunk {
-			v.Data.Places[id] = nil
+			v.Places[id] = nil
 		}
 		for _, p := range places {
-			v.Data.Places[p.ID] = &p
+			v.Places[p.ID] = &p
 		}
 	}
 	page, err := h.svc.Browse(ctx, cms.KindResource, cms.BrowseParams{Sort: cms.BrowseTitle, Limit: maxTrackChoices,
@@ -337,8 +350,8 @@ func (h *Handler) mapEditorOf(ctx context.Context, fc *formCtx) *mapEditorView {
 	}
 	for _, row := range page.Rows {
 		title, _, _ := displayTitle(fc.s.P.Langs, row.Titles)
-		v.Data.Tracks = append(v.Data.Tracks, trackChoice{ID: row.ID, Title: title})
+		v.Tracks = append(v.Tracks, trackChoice{ID: row.ID, Title: title})
 	}
-	v.Data.TracksMore = page.Next != ""
+	v.TracksMore = page.Next != ""
 	return v
 }

@@ -227,7 +227,7 @@ func TestMapFormCarriesPlaces(t *testing.T) {
 		Places map[string]*place `json:"places"`
 		Tracks []trackChoice     `json:"tracks"`
 	}
-	if err := json.Unmarshal([]byte(doc.Find("#mapeditor-data").Text()), &data); err != nil {
+	if err := json.Unmarshal([]byte(sec.AttrOr("data-initial", "")), &data); err != nil {
 		t.Fatal(err)
 	}
 	if p := data.Places["r-1"]; p == nil || p.Lat == nil || *p.Lat != 45.01 || p.Title != "One" {

@@ -64,7 +64,7 @@ function groups(mode) {
 
 // ---- Places: what the map knows of each Resource ----
 
-const data = JSON.parse(document.getElementById("mapeditor-data")?.textContent || "{}");
+const data = JSON.parse(panel?.dataset.initial || "{}");
 const places = new Map(Object.entries(data.places || {})); // id -> place; null: no such Resource
 const pending = new Map(); // id -> the request asking for it
 
