@@ -147,6 +147,7 @@ func TestBrowserMapEditor(t *testing.T) {
 	if got := x.text(`.leaflet-popup-content`); !strings.Contains(got, "Six <img src=x onerror=window.__ran=1> (r-6)") || !strings.Contains(got, "Add as primary") {
 		t.Errorf("the candidate's popup says %q", got)
 	}
+	e2eEval[bool](x, `(window.scrollTo(0, 0), true)`) // the page's top for the picture
 	x.shot("mapeditor-candidate", 1000)
 	x.audit()
 	mapTap(x, `.leaflet-popup-content .me-popup-actions button:nth-child(2)`)

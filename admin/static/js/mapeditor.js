@@ -224,7 +224,8 @@ function fit(first) {
   layer.eachLayer((m) => m.getLatLng && b.extend(m.getLatLng()));
   if (trackLayer) trackLayer.eachLayer((l) => l.getBounds && b.extend(l.getBounds()));
   if (b.isValid()) {
-    map.fitBounds(b, { padding: [30, 30], maxZoom: 15 });
+    // At once, not animated: "Use this view" right after reads where it is.
+    map.fitBounds(b, { padding: [30, 30], maxZoom: 15, animate: false });
     return;
   }
   if (!first) {
@@ -234,7 +235,7 @@ function fit(first) {
   const lat = Number(ctl("locationLat")?.value), lon = Number(ctl("locationLon")?.value), z = Number(ctl("locationZoom")?.value);
   const set = (s) => s && s.value.trim() !== "";
   if (set(ctl("locationLat")) && set(ctl("locationLon")) && Number.isFinite(lat) && Number.isFinite(lon)) {
-    map.setView([lat, lon], Number.isFinite(z) && z >= 2 ? z : 10);
+    map.setView([lat, lon], Number.isFinite(z) && z >= 2 ? z : 10, { animate: false });
   } else {
     map.setView([30, 0], 2);
   }
