@@ -248,7 +248,23 @@ let nearMore = false;
 let nearCtl = null;
 let nearTimer = 0;
 
-const nearBox = document.getElementById("mapeditor-near");
+// viewTools makes the controls of what the map shows (no field of the
+// record: they have no name and are not posted).
+function viewTools() {
+  const box = document.getElementById("mapeditor-view-tools");
+  const show = el("span", { class: "mapeditor-show" });
+  const sel = el("select", { id: "mapeditor-mode" });
+  sel.append(el("option", { value: "main" }, "Primary and secondary Resources"));
+  show.append(el("label", { for: "mapeditor-mode" }, "Show"), sel);
+  const near = el("span", { class: "check-row" });
+  const box2 = el("input", { type: "checkbox", id: "mapeditor-near" });
+  box2.checked = true;
+  near.append(box2, el("label", { for: "mapeditor-near" }, "Other Resources in view, to add"));
+  box.append(show, near);
+  return [sel, box2];
+}
+
+const [modeSel, nearBox] = panel ? viewTools() : [null, null];
 
 // nearNote tells how many candidates are shown (not live: it changes with
 // every move of the map).
@@ -512,7 +528,6 @@ function trackChoice() {
 
 // ---- Modes ----
 
-const modeSel = document.getElementById("mapeditor-mode");
 
 // modes fills the mode select with the days there are.
 function modes() {
