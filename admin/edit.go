@@ -535,6 +535,7 @@ func (h *editor) showForm(w http.ResponseWriter, r *http.Request, status int, fc
 	}
 	v.Rows = b.rows()
 	h.addPlacing(ctx, fc, b, v)
+	v.MapEditor = h.mapEditorOf(ctx, fc)
 	v.Summary = b.attachProblems(problems)
 	v.Hidden = b.hidden()
 	v.Fields = fc.st.fields

@@ -122,6 +122,8 @@ type formView struct {
 	// Delete, when set, is shown instead of the form: the delete
 	// confirmation or its refusal.
 	Delete *deleteView
+	// MapEditor, on a Map's form, is its map (mapeditor.go).
+	MapEditor *mapEditorView
 }
 
 type langChoice struct {

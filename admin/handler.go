@@ -118,6 +118,7 @@ func (h *Handler) routes(mux *http.ServeMux) {
 	h.listRoutes(mux)
 	h.mapRoutes(mux)
 	h.editRoutes(mux)
+	h.mapEditorRoutes(mux)
 	h.peopleRoutes(mux)
 	h.fileRoutes(mux)
 	h.placingRoutes(mux)
