@@ -262,6 +262,12 @@ func (h *Handler) mapTrack(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	content, err := h.svc.OpenTrack(r.Context(), fileID)
+	if err == nil && content.File.Account != s.P.Account {
+		// A Resource may name another account's file address; its track
+		// is not this account's to show.
+		content.Body.Close()
+		err = &cms.Error{Code: cms.CodeNotFound, Message: "Not found"}
+	}
 	if err != nil {
 		status, text := errorText(err)
 		if status == http.StatusNotFound {

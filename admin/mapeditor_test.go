@@ -202,6 +202,17 @@ func TestMapTrackLine(t *testing.T) {
 	if gj.Type != "Feature" || gj.Geometry.Type != "LineString" || len(gj.Geometry.Coordinates) < 2 || gj.Geometry.Coordinates[0][1] != 45 {
 		t.Errorf("GeoJSON %+v", gj)
 	}
+	// A Resource naming another account's track file gets no line.
+	other := cms.WithPrincipal(t.Context(), cms.Principal{Account: "other", User: "otto", Perms: []string{"*"}})
+	of, _, err := e.svc.UploadFile(other, cms.Upload{Name: "theirs.gpx", Body: strings.NewReader(`<?xml version="1.0"?><gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+<trkpt lat="46.0" lon="8.6"></trkpt><trkpt lat="46.01" lon="8.61"></trkpt></trkseg></trk></gpx>`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.put(cms.KindResource, `{"id":"t-3","title":"Theirs","resourceType":"TRACK","trackFile":"`+e.fileURL(of)+`"}`)
+	if res := e.get(c, "/mapeditor/track/t-3"); res.StatusCode != http.StatusNotFound {
+		t.Errorf("another account's track: status %d, want 404", res.StatusCode)
+	}
 	// The places say it has a track.
 	if b := e.places("editor", "ids=t-2,t-1", http.StatusOK); len(b.Places) != 2 || !b.Places[0].Track || b.Places[1].Track {
 		t.Errorf("track flags: %+v", b.Places)

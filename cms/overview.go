@@ -207,7 +207,13 @@ func (s *Service) RunningBatches(ctx context.Context) ([]*Batch, error) {
 	if err != nil {
 		return nil, err
 	}
-	return slices.DeleteFunc(batches, func(b *Batch) bool { return !slices.Contains(readable, b.Kind) }), nil
+	batches = slices.DeleteFunc(batches, func(b *Batch) bool { return !slices.Contains(readable, b.Kind) })
+	for _, b := range batches {
+		// This process's own progress, which on SQLite no heartbeat can
+		// store while the batch's transaction holds the write lock.
+		s.runs.fill(b)
+	}
+	return batches, nil
 }
 
 // readableKinds are the kinds p may read, in Kinds' order.

@@ -148,14 +148,24 @@ func TestBatchProgress(t *testing.T) {
 			var rec progressRecorder
 			var shared sync.Once
 			chunks := 0
+			overview := -1
 			f.put = func() { // each chunk's write, in the batch's transaction
 				rec.record(e, "resource", id)
 				if chunks++; chunks == 5 && e.store.Features().SharedBatchProgress {
 					shared.Do(func() { waitStoredProgress(t, e, id) })
 				}
+				if chunks == 3 { // the overview's list shows the same progress
+					admin := cms.WithPrincipal(t.Context(), cms.Principal{Account: "acme", User: "admin", Perms: []string{"*"}})
+					if running, err := e.svc.RunningBatches(admin); err == nil && len(running) == 1 && running[0].ID == id {
+						overview = running[0].Processed
+					}
+				}
 			}
 			process(t, e)
 			f.put = nil
+			if overview < 512 {
+				t.Errorf("RunningBatches while the third chunk is written: processed %d, want at least 512", overview)
+			}
 			seen := rec.check(t, 1, n)
 			t.Logf("%s: processed seen while applying: %v", st.name, seen)
 			var done statusBody

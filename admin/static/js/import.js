@@ -59,14 +59,17 @@ async function send(submitter) {
     busy.textContent = "The server could not be reached. Try again.";
     return;
   }
-  if (res.redirected && step === "import") {
+  // An import answers with its status page; any other redirect (to the
+  // sign-in page, a session that ended) keeps this page and its files.
+  const importPage = (document.body.dataset.prefix || "") + "/import/";
+  if (res.redirected && step === "import" && new URL(res.url).pathname.startsWith(importPage)) {
     location.assign(res.url);
     return;
   }
   const html = await res.text();
   setBusy("");
   if (res.status === 401 || res.redirected) {
-    busy.textContent = "Your session has ended: sign in again in another tab, then press Check again.";
+    busy.textContent = `Your session has ended: sign in again in another tab, then press ${step === "import" ? "Import" : "Check"} again.`;
     return;
   }
   swap(html);
