@@ -59,14 +59,7 @@ func (s *Store) BrowseRecords(ctx context.Context, q cms.BrowseQuery) ([]*cms.En
 // browseFilters are the filters of q, the order's part aside, as
 // conditions on the record read as records.
 func (s *Store) browseFilters(q cms.BrowseQuery, where []string, args []any) ([]string, []any) {
-	switch q.Published {
-	case cms.PublishedOnly:
-		where = append(where, "records.published = ?")
-		args = append(args, true)
-	case cms.UnpublishedOnly:
-		where = append(where, "records.published = ?")
-		args = append(args, false)
-	}
+	where, args = publishedFilter(q.Published, where, args)
 	if q.MapID != "" {
 		where = append(where, "(SELECT true FROM assignments WHERE assignments.account = records.account "+
 			"AND assignments.map_id = ? AND assignments.resource_id = records.id)")
@@ -405,4 +398,16 @@ func (s *Store) TermValueQuery(account string, kind cms.Kind, r cms.TermRange, a
 	}
 	args = append([]any{account, string(kind)}, args...)
 	return "SELECT term FROM terms WHERE account = ? AND kind = ? AND " + cond + " ORDER BY term LIMIT 1", args
+}
+
+// publishedFilter adds the condition of a Published filter on the record
+// read as records.
+func publishedFilter(p cms.Published, where []string, args []any) ([]string, []any) {
+	switch p {
+	case cms.PublishedOnly:
+		return append(where, "records.published = ?"), append(args, true)
+	case cms.UnpublishedOnly:
+		return append(where, "records.published = ?"), append(args, false)
+	}
+	return where, args
 }

@@ -131,14 +131,7 @@ func (s *Store) pointFilters(q cms.PointQuery, where []string, args []any) ([]st
 	// leads with another expression (geoKey), and read the whole box of
 	// every account.
 	where = append(where, "records.lat + records.lon IS NOT NULL")
-	switch q.Published {
-	case cms.PublishedOnly:
-		where = append(where, "records.published = ?")
-		args = append(args, true)
-	case cms.UnpublishedOnly:
-		where = append(where, "records.published = ?")
-		args = append(args, false)
-	}
+	where, args = publishedFilter(q.Published, where, args)
 	return s.termFilters(q.Terms, where, args)
 }
 
@@ -158,15 +151,7 @@ func (s *Store) PointQuery(q cms.PointQuery, after string, n int) (string, []any
 	from, order := "records", "records.id"
 	var where []string
 	if q.MapID != "" {
-		if s.opts.KeyLookups {
-			from = "assignments CROSS JOIN LATERAL (SELECT * FROM records WHERE records.account = assignments.account " +
-				"AND records.kind = ? AND records.id = assignments.resource_id OFFSET 0) AS records"
-			where = []string{"assignments.account = ?", "assignments.map_id = ?"}
-		} else {
-			from = "assignments CROSS JOIN records"
-			where = []string{"records.kind = ?", "records.account = assignments.account", "records.id = assignments.resource_id",
-				"assignments.account = ?", "assignments.map_id = ?"}
-		}
+		from, where = s.mapListJoin()
 		args, order = append(args, string(cms.KindResource), q.Account, q.MapID), "assignments.resource_id"
 		if after != "" {
 			where = append(where, "assignments.resource_id > ?")

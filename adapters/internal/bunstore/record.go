@@ -365,15 +365,7 @@ func (s *Store) listQuery(p cms.ListParams, after string, n int, inline bool) (s
 		// entry at a time in the list's key order, until the page is full
 		// (on SQLite CROSS JOIN fixes the order of the loops, on
 		// PostgreSQL a LATERAL sub-select).
-		if s.opts.KeyLookups {
-			from = "assignments CROSS JOIN LATERAL (SELECT * FROM records WHERE records.account = assignments.account " +
-				"AND records.kind = ? AND records.id = assignments.resource_id OFFSET 0) AS records"
-			where = []string{"assignments.account = ?", "assignments.map_id = ?"}
-		} else {
-			from = "assignments CROSS JOIN records"
-			where = []string{"records.kind = ?", "records.account = assignments.account", "records.id = assignments.resource_id",
-				"assignments.account = ?", "assignments.map_id = ?"}
-		}
+		from, where = s.mapListJoin()
 		args, order = []any{string(p.Kind), p.Account, p.MapID}, "assignments.resource_id"
 		if after != "" {
 			where = append(where, "assignments.resource_id > ?")
@@ -615,4 +607,20 @@ func sortedKeys[V any](m map[string]V) []string {
 func rowsOf(n, cols int) string {
 	row := "(" + strings.Repeat("?, ", cols-1) + "?)"
 	return strings.Repeat(row+", ", n-1) + row
+}
+
+// mapListJoin is the FROM and WHERE of records read in a Map's list
+// order: the list drives and each record is looked up by key, one entry
+// at a time in the list's key order (on SQLite CROSS JOIN fixes the order
+// of the loops, on PostgreSQL a LATERAL sub-select). Its arguments, in
+// order: the records' kind, the account, the Map's id.
+func (s *Store) mapListJoin() (from string, where []string) {
+	if s.opts.KeyLookups {
+		return "assignments CROSS JOIN LATERAL (SELECT * FROM records WHERE records.account = assignments.account " +
+				"AND records.kind = ? AND records.id = assignments.resource_id OFFSET 0) AS records",
+			[]string{"assignments.account = ?", "assignments.map_id = ?"}
+	}
+	return "assignments CROSS JOIN records",
+		[]string{"records.kind = ?", "records.account = assignments.account", "records.id = assignments.resource_id",
+			"assignments.account = ?", "assignments.map_id = ?"}
 }
