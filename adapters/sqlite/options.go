@@ -13,7 +13,12 @@ import (
 const (
 	DefaultBusyTimeout     = 10 * time.Second
 	DefaultCheckpointEvery = 200 * time.Millisecond
+	DefaultTrimThreshold   = 64 << 20
 )
+
+// KeepTrimThreshold, as Options.TrimThreshold, leaves the C library's
+// own setting.
+const KeepTrimThreshold = -1
 
 // AutoCheckpoints, as Options.CheckpointEvery, leaves checkpoints to
 // SQLite: the commit that takes the WAL past 1,000 pages makes one.
@@ -28,6 +33,8 @@ func (o Options) withDefaults() (Options, error) {
 		option.Default(p+"BusyTimeout", &o.BusyTimeout, DefaultBusyTimeout),
 		option.Default(p+"CheckpointEvery", &o.CheckpointEvery, DefaultCheckpointEvery,
 			option.Sentinel[time.Duration]{Name: "sqlite.AutoCheckpoints", Value: AutoCheckpoints}),
+		option.Default(p+"TrimThreshold", &o.TrimThreshold, DefaultTrimThreshold,
+			option.Sentinel[int]{Name: "sqlite.KeepTrimThreshold", Value: KeepTrimThreshold}),
 	)
 	if err != nil {
 		return Options{}, err
@@ -37,6 +44,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.setTrim == nil {
+		o.setTrim = setTrimThreshold
 	}
 	if o.spaceProbe == nil {
 		o.spaceProbe = probeRoom

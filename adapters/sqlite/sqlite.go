@@ -48,6 +48,22 @@ type Options struct {
 	// Logger receives what operators should know (a failing background
 	// checkpoint). Default: discard.
 	Logger *slog.Logger
+	// NoGroupCommit commits each write transaction on its own. By
+	// default the transactions that arrive while one runs are applied
+	// together, each in a SAVEPOINT of its own, with one COMMIT: every
+	// one is answered after the commit that holds it, and one's failure
+	// rolls back only its own part (for benchmarks that compare).
+	NoGroupCommit bool
+	// TrimThreshold is how much freed memory the C allocator keeps before
+	// it gives memory back to the system (glibc's M_TRIM_THRESHOLD, a
+	// setting of the whole process, made by Open). SQLite allocates and
+	// frees a page cache for each temporary table a statement stages rows
+	// in (several a write); with glibc's own threshold each free gives
+	// the memory back and takes it again, and on a virtual machine that
+	// made writes up to 1.7 times as costly. Default DefaultTrimThreshold
+	// (64 MiB); KeepTrimThreshold leaves the C library's setting. Without
+	// glibc nothing is set.
+	TrimThreshold int
 
 	// migrations replaces the embedded migrations (tests open older schemas).
 	migrations fs.FS
@@ -55,6 +71,8 @@ type Options struct {
 	trace func(query string, args []any)
 	// spaceProbe replaces probeRoom (tests of a full disk).
 	spaceProbe func(dir string) error
+	// setTrim replaces setTrimThreshold (tests).
+	setTrim func(bytes int) bool
 }
 
 // Store is the SQLite cms.Store.
@@ -83,6 +101,9 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	o, err := o.withDefaults()
 	if err != nil {
 		return nil, err
+	}
+	if o.TrimThreshold != KeepTrimThreshold {
+		o.setTrim(o.TrimThreshold)
 	}
 	memory := path == Memory
 	room := &space{probe: o.spaceProbe}
@@ -142,6 +163,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		// One writer, whose statements take microseconds: watching the
 		// caller's context would cost more than the statements.
 		DetachTxStatements: true,
+		GroupCommit:        !o.NoGroupCommit,
 		Trace:              o.trace,
 		InList:             "IN (SELECT value FROM json_each(?))",
 		ListTable:          "json_each(?)",

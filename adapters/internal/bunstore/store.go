@@ -146,6 +146,13 @@ type Options struct {
 	// instance judges them by one clock (PostgreSQL's clock_timestamp();
 	// SQLite's is the process's, the only one it has).
 	ClockMicros string
+	// GroupCommit applies the write transactions that arrive while one
+	// runs together, in one transaction and one COMMIT, each in a
+	// SAVEPOINT of its own (SQLite, whose one writer makes every
+	// transaction wait for the one before: its COMMIT writes the pages
+	// they share once). Needs DetachTxStatements: a caller that gives up
+	// must not interrupt the others' statements. Batches run alone.
+	GroupCommit bool
 	// Close releases what the adapter opened.
 	Close func() error
 
@@ -171,6 +178,9 @@ type Store struct {
 	texts *sync.Map // query text as written -> text for the driver
 	// wait bounds each statement (Options.StatementWait; 0: none).
 	wait time.Duration
+	// group queues the transactions of a group commit
+	// (Options.GroupCommit; nil without).
+	group *committer
 }
 
 // conn is what *sql.DB and *sql.Tx share.
@@ -186,8 +196,12 @@ func New(opts Options) *Store {
 	if opts.Read == nil {
 		opts.Read = opts.Write
 	}
-	return &Store{opts: &opts, docs: cms.NewDocumentCodec(), write: opts.Write.DB, read: opts.Read.DB, texts: new(sync.Map),
+	s := &Store{opts: &opts, docs: cms.NewDocumentCodec(), write: opts.Write.DB, read: opts.Read.DB, texts: new(sync.Map),
 		wait: opts.StatementWait}
+	if opts.GroupCommit {
+		s.group = &committer{}
+	}
+	return s
 }
 
 // Write returns the database writes go to (for adapter tests and tools).
@@ -205,12 +219,24 @@ func (s *Store) Close() error {
 }
 
 // WithTx implements cms.Store. A context of cms.WithBatchWork gives the
-// transaction a batch's limits (Options.BatchTxStart, BatchStatementWait).
+// transaction a batch's limits (Options.BatchTxStart, BatchStatementWait);
+// other transactions join a group commit when Options.GroupCommit is set.
 func (s *Store) WithTx(ctx context.Context, fn func(tx cms.Store) error) error {
 	if s.inTx {
 		return fn(s)
 	}
 	batch := cms.IsBatchWork(ctx)
+	if s.group != nil && !batch {
+		return s.group.run(ctx, s, fn)
+	}
+	return s.runTx(ctx, ctx, batch, func(txs *Store) error { return fn(txs) })
+}
+
+// runTx runs fn in one transaction begun with ctx (its cancellation rolls
+// the transaction back); statements of fn run with the contexts fn gives
+// them, and what reports a failure (a caller that gave up, a database
+// past its wait) is judged against caller.
+func (s *Store) runTx(caller, ctx context.Context, batch bool, fn func(txs *Store) error) error {
 	wait := s.opts.StatementWait
 	if batch {
 		wait = s.opts.BatchStatementWait
@@ -250,7 +276,7 @@ func (s *Store) WithTx(ctx context.Context, fn func(tx cms.Store) error) error {
 		c, err := s.opts.Write.Conn(wctx) // wctx bounds the wait, not the connection
 		cancel()
 		if err != nil {
-			return s.connFailure(ctx, err)
+			return s.connFailure(caller, err)
 		}
 		defer c.Close()
 		runner = c
@@ -258,7 +284,7 @@ func (s *Store) WithTx(ctx context.Context, fn func(tx cms.Store) error) error {
 	arm()
 	err := runner.RunInTx(txCtx, nil, run)
 	disarm()
-	if err != nil && ctx.Err() == nil && txCtx.Err() != nil {
+	if err != nil && caller.Err() == nil && txCtx.Err() != nil {
 		if _, ok := errors.AsType[*cms.Error](err); !ok {
 			return cms.Unavailable(fmt.Errorf("no answer from the database within %v: %w", wait, err))
 		}
