@@ -68,6 +68,7 @@ func (h *Handler) writeOne(w http.ResponseWriter, r *http.Request, codec *cms.Co
 	defer h.putAnswer(buf)
 	out, err := h.svc.AppendEntry(*buf, codec, e, proj)
 	if err != nil {
+		w.Header().Del("ETag")
 		h.writeError(w, r, err)
 		return
 	}
