@@ -30,6 +30,8 @@ type objectCodec struct {
 	out   []binding // readable fields in write order
 	// bindings lists each field's wire bindings (one per language).
 	bindings map[*fieldSpec][]binding
+	// plan writes answers from stored documents (a codec of languages).
+	plan wirePlan
 }
 
 type binding struct {
@@ -85,7 +87,11 @@ func newCodec(langs Languages, document bool) (*Codec, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.kinds[k] = c.objectCodec(k, spec)
+		oc := c.objectCodec(k, spec)
+		if !document {
+			oc.plan = buildPlan(oc, NewRecord(k))
+		}
+		c.kinds[k] = oc
 	}
 	return c, nil
 }
@@ -107,6 +113,9 @@ func (c *Codec) objectCodec(k Kind, spec *typeSpec) *objectCodec {
 		var item *objectCodec
 		if f.item != nil {
 			item = c.objectCodec(k, f.item)
+			if !c.document {
+				item.plan = buildPlan(item, nil)
+			}
 		}
 		for _, lang := range langs {
 			b := binding{field: f, lang: lang, wire: f.name, item: item, langMap: f.multiLang && c.document}

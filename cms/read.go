@@ -35,6 +35,11 @@ type ReadParams struct {
 	// language) has a word starting with each of its words, case and
 	// accents folded (SearchTerms, DECISIONS §14).
 	Search string
+	// Documents lets the records come undecoded (Entry.Stored, Record
+	// nil) where the store can give them so: the caller writes them with
+	// AppendEntry, which answers them from their stored bytes. A read by
+	// ids with Search decodes them anyway (the terms are the record's).
+	Documents bool
 }
 
 // Read returns the records p selects, for the principal in ctx. With ids,
@@ -58,7 +63,7 @@ func (s *Service) Read(ctx context.Context, kind Kind, p ReadParams) (iter.Seq2[
 	if p.IDs == nil {
 		return s.store.ListRecords(ctx, ListParams{Account: pr.Account, Kind: kind, Published: p.Published,
 			MapID: p.MapID, After: p.After, Limit: p.Limit, BBox: p.BBox, UpdatedSince: p.UpdatedSince,
-			Terms: terms}), nil
+			Terms: terms, Stored: p.Documents}), nil
 	}
 	var members map[string]bool
 	if p.MapID != "" && kind == KindResource {
@@ -71,7 +76,11 @@ func (s *Service) Read(ctx context.Context, kind Kind, p ReadParams) (iter.Seq2[
 	// with the number of ids.
 	return func(yield func(*Entry, error) bool) {
 		kept := 0
-		for e, err := range s.store.StreamRecords(ctx, pr.Account, kind, p.IDs) {
+		records := s.store.StreamRecords
+		if st, ok := s.store.(StoredStreamer); ok && p.Documents && terms == nil {
+			records = st.StreamStored
+		}
+		for e, err := range records(ctx, pr.Account, kind, p.IDs) {
 			if err != nil {
 				yield(nil, err)
 				return
@@ -81,7 +90,7 @@ func (s *Service) Read(ctx context.Context, kind Kind, p ReadParams) (iter.Seq2[
 			}
 			if kind == KindProposal && !p.Uncounted {
 				now := s.Now()
-				if err := s.store.CountAccess(ctx, pr.Account, kind, e.Record.RecordID(), now); err != nil {
+				if err := s.store.CountAccess(ctx, pr.Account, kind, e.RecordID(), now); err != nil {
 					if ErrorCode(err) == CodeNotFound {
 						continue // deleted since it was read
 					}
@@ -117,7 +126,12 @@ func (s *Service) mapMembers(ctx context.Context, account, mapID string) (map[st
 
 // keeps applies the filters of p to a record named by id.
 func (p ReadParams) keeps(e *Entry, members map[string]bool) bool {
-	ix := recordIndex(e.Record)
+	var ix RecordIndex
+	if e.Record == nil && e.Stored != nil {
+		ix = RecordIndex{Published: e.Stored.Published, Lat: e.Stored.Lat, Lon: e.Stored.Lon}
+	} else {
+		ix = recordIndex(e.Record)
+	}
 	switch p.Published {
 	case PublishedOnly:
 		if !ix.Published {
@@ -128,7 +142,7 @@ func (p ReadParams) keeps(e *Entry, members map[string]bool) bool {
 			return false
 		}
 	}
-	id := e.Record.RecordID()
+	id := e.RecordID()
 	if members != nil && !members[id] {
 		return false
 	}
@@ -209,7 +223,7 @@ func (s *Service) AccountCodec(ctx context.Context) (*Codec, error) {
 // never with a Proposal's access counters.
 func ETag(e *Entry, langs Languages) string {
 	h := fnv.New64a()
-	h.Write([]byte(e.Record.RecordID()))
+	h.Write([]byte(e.RecordID()))
 	h.Write([]byte{0})
 	h.Write([]byte(langs.String()))
 	return `"` + strconv.FormatUint(h.Sum64(), 36) + "-" + strconv.FormatInt(e.Updated.UnixMicro(), 36) + `"`

@@ -93,6 +93,9 @@ type Entry struct {
 	// and references of it to release first. Reads leave it false, and so
 	// does whoever writes an Entry again after it was stored.
 	New bool
+	// Stored, on a read that asked for it (ListParams.Stored,
+	// StoredStreamer), is the record undecoded, and Record is nil.
+	Stored *StoredRecord
 	// Indexed, when set, is the index of the record as stored now, read
 	// in the caller's transaction: a put leaves the aliases and the
 	// references that have not changed as they are instead of writing
@@ -141,6 +144,9 @@ type ListParams struct {
 	// (SearchTerms). The store answers from its index of the terms,
 	// never by reading documents.
 	Terms []TermRange
+	// Stored asks for the records undecoded: each Entry with Stored set
+	// and Record nil. A store may ignore it and decode them.
+	Stored bool
 }
 
 // RecordStore keeps records.

@@ -184,6 +184,10 @@ type Handler struct {
 	// answers are buffers of read answers (*[]byte), reused so that an
 	// answer is not built in a chain of doubling copies.
 	answers sync.Pool
+	// decodeReads answers every read by decoding its records, as before
+	// reads were answered from stored bytes: the equivalence tests and
+	// benchmarks compare the two.
+	decodeReads bool
 }
 
 // route is one path and the handler of each of its methods.

@@ -26,7 +26,10 @@ func (h *Handler) read(w http.ResponseWriter, r *http.Request, rp *recordPath) {
 		return
 	}
 	seq, err := h.svc.Read(ctx, rp.Kind, cms.ReadParams{IDs: rp.IDs, Published: rp.Published, MapID: rp.MapID,
-		After: rp.After, Limit: rp.Limit, BBox: rp.BBox, UpdatedSince: rp.UpdatedSince, Search: rp.Search})
+		After: rp.After, Limit: rp.Limit, BBox: rp.BBox, UpdatedSince: rp.UpdatedSince, Search: rp.Search,
+		// Whole records are answered from their stored bytes; a projection
+		// decodes them.
+		Documents: proj == nil && !h.decodeReads})
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -63,7 +66,13 @@ func (h *Handler) writeOne(w http.ResponseWriter, r *http.Request, codec *cms.Co
 	}
 	buf := h.answer()
 	defer h.putAnswer(buf)
-	*buf = append(codec.AppendProjected(*buf, h.svc.Wire(e), proj), '\n')
+	out, err := h.svc.AppendEntry(*buf, codec, e, proj)
+	if err != nil {
+		w.Header().Del("ETag")
+		h.writeError(w, r, err)
+		return
+	}
+	*buf = append(out, '\n')
 	writeRaw(w, http.StatusOK, *buf)
 }
 
@@ -100,6 +109,13 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, codec *cms.Code
 	buf := make([]byte, 0, 8192)
 	n := 0
 	for e, err := range seq {
+		if err == nil {
+			buf = buf[:0]
+			if n > 0 {
+				buf = append(buf, ',')
+			}
+			buf, err = h.svc.AppendEntry(buf, codec, e, proj)
+		}
 		if err != nil {
 			if !sw.started {
 				h.writeError(w, r, err) // what bw holds is dropped
@@ -112,12 +128,7 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, codec *cms.Code
 			bw = bufio.NewWriterSize(sw, flushEvery)
 			bw.WriteByte('[')
 		}
-		buf = buf[:0]
-		if n > 0 {
-			buf = append(buf, ',')
-		}
 		n++
-		buf = codec.AppendProjected(buf, h.svc.Wire(e), proj)
 		if _, err := bw.Write(buf); err != nil {
 			return // the client went away
 		}

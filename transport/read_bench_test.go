@@ -76,23 +76,38 @@ func benchLoadReads(b *testing.B, path func(r *rand.Rand, ids []string) string) 
 					b.Fatalf("GET %s: %d %s", req.URL, w.Code, w.Body)
 				}
 			}
-			b.Run("serial", func(b *testing.B) {
-				r := rand.New(rand.NewPCG(1, 2))
-				b.ReportAllocs()
-				for b.Loop() {
-					get(r)
-				}
-			})
-			b.Run("c8", func(b *testing.B) {
-				b.SetParallelism((8 + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
-				b.ReportAllocs()
-				b.RunParallel(func(pb *testing.PB) {
-					r := rand.New(rand.NewPCG(rand.Uint64(), 2))
-					for pb.Next() {
-						get(r)
-					}
+			// Answered from the stored bytes, and decoding the records as
+			// before (decodeReads), one after the other in one run.
+			for _, mode := range []struct {
+				name   string
+				decode bool
+			}{{"stored", false}, {"decoded", true}} {
+				b.Run(mode.name, func(b *testing.B) {
+					e.h.decodeReads = mode.decode
+					defer func() { e.h.decodeReads = false }()
+					b.Run("serial", func(b *testing.B) {
+						r := rand.New(rand.NewPCG(1, 2))
+						b.ReportAllocs()
+						cpu := processCPU()
+						for b.Loop() {
+							get(r)
+						}
+						reportCPU(b, cpu)
+					})
+					b.Run("c8", func(b *testing.B) {
+						b.SetParallelism((8 + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+						b.ReportAllocs()
+						cpu := processCPU()
+						b.RunParallel(func(pb *testing.PB) {
+							r := rand.New(rand.NewPCG(rand.Uint64(), 2))
+							for pb.Next() {
+								get(r)
+							}
+						})
+						reportCPU(b, cpu)
+					})
 				})
-			})
+			}
 		})
 	}
 }

@@ -69,4 +69,5 @@ func Run(t *testing.T, open func(t *testing.T) cms.Store) {
 	t.Run("Files", func(t *testing.T) { testFiles(t, open) })
 	t.Run("Changes", func(t *testing.T) { testChanges(t, open) })
 	t.Run("Overview", func(t *testing.T) { testOverview(t, open) })
+	t.Run("StoredReads", func(t *testing.T) { testStoredReads(t, open) })
 }

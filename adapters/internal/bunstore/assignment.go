@@ -166,16 +166,26 @@ func (s *Store) sideList(ctx context.Context, account string, sd side, owner str
 // setAssigned sets Resource.MapIDs/MapSecondaryIDs or Map.ResourceIDs/
 // SecondaryResourceIDs of rec from the pairs the record query read.
 func setAssigned(rec cms.Record, pairs sql.NullString) error {
+	primary, secondary, err := assignedLists(pairs)
+	if err != nil {
+		return err
+	}
+	cms.SetAssignmentLists(rec, primary, secondary)
+	return nil
+}
+
+// assignedLists splits the [other id, role] pairs of selectRecords into
+// the lists of each role, in order.
+func assignedLists(pairs sql.NullString) (primary, secondary []string, err error) {
 	var list [][2]string
 	if pairs.Valid && pairs.String != "[]" {
 		var ok bool
 		if list, ok = plainPairs(pairs.String); !ok {
 			if err := json.Unmarshal([]byte(pairs.String), &list); err != nil {
-				return &cms.Error{Code: cms.CodeInternal, Message: "assignments unreadable", Err: err}
+				return nil, nil, &cms.Error{Code: cms.CodeInternal, Message: "assignments unreadable", Err: err}
 			}
 		}
 	}
-	var primary, secondary []string
 	for _, p := range list {
 		if p[1] == string(cms.RolePrimary) {
 			primary = append(primary, p[0])
@@ -183,8 +193,7 @@ func setAssigned(rec cms.Record, pairs sql.NullString) error {
 			secondary = append(secondary, p[0])
 		}
 	}
-	cms.SetAssignmentLists(rec, primary, secondary)
-	return nil
+	return primary, secondary, nil
 }
 
 // plainPairs reads a JSON array of [a, b] string pairs as the databases

@@ -47,7 +47,7 @@ func (s *Store) BrowseRecords(ctx context.Context, q cms.BrowseQuery) ([]*cms.En
 			entries = append(entries, e)
 			continue
 		}
-		e, err := s.entries(q.Account, q.Kind, []recordRow{row})
+		e, err := s.entries(q.Account, q.Kind, []recordRow{row}, false)
 		if err != nil {
 			return nil, err
 		}

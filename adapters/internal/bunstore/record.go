@@ -74,7 +74,7 @@ func (s *Store) GetRecord(ctx context.Context, account string, kind cms.Kind, id
 	if len(rows) == 0 {
 		return nil, notFound(kind.Title() + " " + id)
 	}
-	entries, err := s.entries(account, kind, rows)
+	entries, err := s.entries(account, kind, rows, false)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func (s *Store) GetRecords(ctx context.Context, account string, kind cms.Kind, i
 	if err != nil {
 		return nil, err
 	}
-	entries, err := s.entries(account, kind, rows)
+	entries, err := s.entries(account, kind, rows, false)
 	if err != nil {
 		return nil, err
 	}
@@ -124,6 +124,16 @@ const (
 
 // StreamRecords implements cms.Store.
 func (s *Store) StreamRecords(ctx context.Context, account string, kind cms.Kind, ids []string) iter.Seq2[*cms.Entry, error] {
+	return s.streamRecords(ctx, account, kind, ids, false)
+}
+
+// StreamStored implements cms.StoredStreamer.
+func (s *Store) StreamStored(ctx context.Context, account string, kind cms.Kind, ids []string) iter.Seq2[*cms.Entry, error] {
+	return s.streamRecords(ctx, account, kind, ids, true)
+}
+
+// streamRecords is StreamRecords, the records undecoded when stored.
+func (s *Store) streamRecords(ctx context.Context, account string, kind cms.Kind, ids []string, stored bool) iter.Seq2[*cms.Entry, error] {
 	return func(yield func(*cms.Entry, error) bool) {
 		ids := cms.Dedupe(ids)
 		for group := range slices.Chunk(ids, streamGroup) {
@@ -158,7 +168,7 @@ func (s *Store) StreamRecords(ctx context.Context, account string, kind cms.Kind
 					}
 					row = large[0]
 				}
-				entries, err := s.entries(account, kind, []recordRow{row})
+				entries, err := s.entries(account, kind, []recordRow{row}, stored)
 				if err != nil {
 					yield(nil, err)
 					return
@@ -234,7 +244,7 @@ func (s *Store) ListRecords(ctx context.Context, p cms.ListParams) iter.Seq2[*cm
 					row = large[0]
 				}
 				prev = row.ID
-				entries, err := s.entries(p.Account, p.Kind, []recordRow{row})
+				entries, err := s.entries(p.Account, p.Kind, []recordRow{row}, p.Stored)
 				if err != nil {
 					yield(nil, err)
 					return
@@ -426,10 +436,19 @@ func (s *Store) recordSelection(kind cms.Kind) string {
 		" FROM " + s.assignmentsBy(sd.owner) + " WHERE " + sd.ownerKey + " = records.account || '/' || records.id) AS assigned"
 }
 
-// entries decodes rows and fills the assignment lists of Resources and Maps.
-func (s *Store) entries(account string, kind cms.Kind, rows []recordRow) ([]*cms.Entry, error) {
+// entries decodes rows and fills the assignment lists of Resources and
+// Maps; stored leaves the documents undecoded (cms.Entry.Stored).
+func (s *Store) entries(account string, kind cms.Kind, rows []recordRow, stored bool) ([]*cms.Entry, error) {
 	entries := make([]*cms.Entry, len(rows))
 	for i, row := range rows {
+		if stored {
+			e, err := storedEntry(account, kind, row)
+			if err != nil {
+				return nil, err
+			}
+			entries[i] = e
+			continue
+		}
 		rec := cms.NewRecord(kind)
 		if err := s.docs.DecodeDocument(row.Doc, rec); err != nil {
 			return nil, &cms.Error{Code: cms.CodeInternal, Message: "stored document unreadable", Err: err}
@@ -448,6 +467,30 @@ func (s *Store) entries(account string, kind cms.Kind, rows []recordRow) ([]*cms
 		}
 	}
 	return entries, nil
+}
+
+// storedEntry is the entry of row with its document undecoded.
+func storedEntry(account string, kind cms.Kind, row recordRow) (*cms.Entry, error) {
+	e := &cms.Entry{Account: account, Updated: fromMicros(row.UpdatedAt), StatsAccess: row.StatsAccess,
+		Stored: &cms.StoredRecord{Kind: kind, ID: row.ID, Published: row.Published, Document: row.Doc,
+			Lat: nullFloat(row.Lat), Lon: nullFloat(row.Lon)}}
+	if row.StatsLastAccess.Valid {
+		e.StatsLastAccess = fromMicros(row.StatsLastAccess.Int64)
+	}
+	if hasAssigned(kind) {
+		var err error
+		if e.Stored.Primary, e.Stored.Secondary, err = assignedLists(row.Assigned); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+func nullFloat(f sql.NullFloat64) cms.Null[float64] {
+	if !f.Valid {
+		return cms.Nil[float64]()
+	}
+	return cms.NullOf(f.Float64)
 }
 
 // PutRecord implements cms.Store: PutRecords of one record.

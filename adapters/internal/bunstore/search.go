@@ -127,7 +127,7 @@ func (s *Store) listCandidates(ctx context.Context, p cms.ListParams, ids []stri
 				}
 				row = large[0]
 			}
-			entries, err := s.entries(p.Account, p.Kind, []recordRow{row})
+			entries, err := s.entries(p.Account, p.Kind, []recordRow{row}, p.Stored)
 			if err != nil {
 				yield(nil, err)
 				return
