@@ -69,7 +69,7 @@ func (s *Store) AppendChanges(ctx context.Context, set cms.ChangeSet) error {
 		}
 		_, err := s.exec(ctx, s.appendChangesText("unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(CAST(? AS text[]) AS boolean[])) "+
 			"WITH ORDINALITY AS r(kind, id, op, touched, n)"),
-			set.Account, set.Account, micros(set.Time), set.Author, kinds, ids, ops, touched, set.Account, set.Account)
+			set.Account, set.Account, set.Account, micros(set.Time), set.Author, kinds, ids, ops, touched, set.Account)
 		return err
 	}
 	// SQLite, whose statements cost their CPU rather than a round trip:
@@ -108,9 +108,6 @@ func (s *Store) appendRun(ctx context.Context, set cms.ChangeSet, refs []cms.Cha
 	kind, op := string(refs[0].Kind), refs[0].Op
 	cols := "INSERT INTO changes (account, kind, record_id, rev, op, time, author, document, lists) "
 	lastRev := "COALESCE((SELECT rev FROM " + s.indexed("changes", "changes_rev") + " WHERE " + changeKey + " = %s ORDER BY rev DESC LIMIT 1), 0) + 1"
-	if refs[0].Touched {
-		cols = "INSERT INTO changes (account, kind, record_id, rev, op, time, author, document, lists, doc_rev) "
-	}
 	var list string
 	if len(refs) > 1 {
 		ids := make([]string, len(refs))
@@ -141,19 +138,8 @@ func (s *Store) appendRun(ctx context.Context, set cms.ChangeSet, refs []cms.Cha
 	case refs[0].Kind == cms.KindMap && !refs[0].Touched:
 		lists = s.listsOf(mapSide)
 	}
-	recKey := "rec.account || '/' || rec.kind || '/' || rec.id"
-	document := "rec.doc"
-	if refs[0].Touched {
-		// The touch left the document as its last revision holds it (or
-		// points at it): a pointer instead of a copy, unless there is
-		// none to point at (a record older than the changes).
-		ptr := "(SELECT CASE WHEN document IS NOT NULL THEN rev ELSE doc_rev END FROM " + s.indexed("changes", "changes_rev") +
-			" WHERE " + changeKey + " = " + recKey + " ORDER BY rev DESC LIMIT 1)"
-		document = "CASE WHEN " + ptr + " IS NULL THEN rec.doc END"
-		lists += ", " + ptr
-	}
-	query := cols + "SELECT rec.account, rec.kind, rec.id, " + fmt.Sprintf(lastRev, recKey) +
-		", 'upsert', rec.updated_at, ?, " + document + ", " + lists
+	query := cols + "SELECT rec.account, rec.kind, rec.id, " + fmt.Sprintf(lastRev, "rec.account || '/' || rec.kind || '/' || rec.id") +
+		", 'upsert', rec.updated_at, ?, rec.doc, " + lists
 	if len(refs) == 1 {
 		_, err := s.exec(ctx, query+" FROM records AS rec WHERE rec.account = ? AND rec.kind = ? AND rec.id = ?",
 			set.Author, set.Account, kind, refs[0].ID)
@@ -170,27 +156,21 @@ func (s *Store) appendRun(ctx context.Context, set cms.ChangeSet, refs []cms.Cha
 // its first step is change_tail, whose position every row takes; each
 // change copies its record's row (the document, the update time) and
 // assignment lists as the transaction left them (none for a touched
-// Map: cms.ChangeRef.Touched; a touched record's document only when its
-// last revision neither holds it nor points at it, else doc_rev points
-// where the last does), and numbers itself one above the record's last
-// revision; an upsert whose record has no row writes none, as on
-// SQLite. Its arguments: the account (twice: change_tail, the row), the
-// time of deletes, the author, source's, the account (twice: the last
-// revision's look-up, the record's).
+// Map: cms.ChangeRef.Touched), and numbers itself one
+// above the record's last revision; an upsert whose record has no row
+// writes none, as on SQLite. Its arguments: the account (three
+// times: change_tail, the row, the revision look-up), the time of
+// deletes, the author, source's, the account.
 func (s *Store) appendChangesText(source string) string {
-	ptr := "CASE WHEN r.touched AND r.op = 'upsert' THEN last.ptr END"
 	return "WITH pos AS MATERIALIZED (SELECT change_tail(?) AS seq) " +
-		"INSERT INTO changes (commit_seq, account, kind, record_id, rev, op, time, author, document, lists, doc_rev) " +
-		"SELECT pos.seq, ?, r.kind, r.id, COALESCE(last.rev, 0) + " +
+		"INSERT INTO changes (commit_seq, account, kind, record_id, rev, op, time, author, document, lists) " +
+		"SELECT pos.seq, ?, r.kind, r.id, COALESCE((SELECT rev FROM changes WHERE " + changeKey +
+		" = ? || '/' || r.kind || '/' || r.id ORDER BY rev DESC LIMIT 1), 0) + " +
 		// A record deleted and written again comes twice: its delete
 		// first, numbered one after the other.
-		"row_number() OVER (PARTITION BY r.kind, r.id ORDER BY r.n), r.op, CASE WHEN r.op = 'delete' THEN ? ELSE rec.updated_at END, ?, " +
-		"CASE WHEN " + ptr + " IS NULL THEN rec.doc END, " +
+		"row_number() OVER (PARTITION BY r.kind, r.id ORDER BY r.n), r.op, CASE WHEN r.op = 'delete' THEN ? ELSE rec.updated_at END, ?, rec.doc, " +
 		"CASE WHEN rec.id IS NULL THEN NULL WHEN r.kind = '" + string(cms.KindResource) + "' THEN " + s.listsOf(resourceSide) +
-		" WHEN r.kind = '" + string(cms.KindMap) + "' AND NOT r.touched THEN " + s.listsOf(mapSide) + " END, " + ptr +
-		" FROM " + source + " CROSS JOIN pos " +
-		"LEFT JOIN LATERAL (SELECT rev, CASE WHEN document IS NOT NULL THEN rev ELSE doc_rev END AS ptr FROM changes WHERE " + changeKey +
-		" = ? || '/' || r.kind || '/' || r.id ORDER BY rev DESC LIMIT 1) AS last ON true " +
+		" WHEN r.kind = '" + string(cms.KindMap) + "' AND NOT r.touched THEN " + s.listsOf(mapSide) + " END FROM " + source + " CROSS JOIN pos " +
 		// A look-up of each record by its key, whatever the planner
 		// thinks of the list's length (KeyLookups).
 		"LEFT JOIN LATERAL (SELECT account, id, updated_at, doc FROM records WHERE account = ? AND kind = r.kind " +
@@ -227,8 +207,8 @@ func (s *Store) dropRevisionDocuments(ctx context.Context, keys []string) error 
 		if len(chunk) > 1 {
 			where, arg = changeKey+" "+s.opts.InList, s.opts.List(chunk)
 		}
-		if _, err := s.exec(ctx, "UPDATE "+s.indexed("changes", "changes_rev")+" SET document = NULL, lists = NULL, doc_rev = NULL WHERE "+
-			where+" AND (document IS NOT NULL OR doc_rev IS NOT NULL)", arg); err != nil {
+		if _, err := s.exec(ctx, "UPDATE "+s.indexed("changes", "changes_rev")+" SET document = NULL, lists = NULL WHERE "+
+			where+" AND document IS NOT NULL", arg); err != nil {
 			return err
 		}
 	}
@@ -255,15 +235,6 @@ func (s *Store) ChangeFence(ctx context.Context, account string) (int64, error) 
 // changeColumns are what changeRows scans, without the documents.
 func (s *Store) changeColumns() string {
 	return "id, " + s.changeSeq() + ", kind, record_id, rev, op, time, author"
-}
-
-// changeDocuments are the document and lists columns of a change read
-// from changes by its key (one argument, the changeKey value): a
-// touched record's change takes the document of the revision it points
-// at (doc_rev).
-func (s *Store) changeDocuments() string {
-	return "COALESCE(document, (SELECT d.document FROM " + s.indexed("changes AS d", "changes_rev") +
-		" WHERE d.account || '/' || d.kind || '/' || d.record_id = ? AND d.rev = changes.doc_rev)), lists"
 }
 
 // changeRows runs query (of changeColumns, then document and lists when
@@ -355,14 +326,11 @@ func (s *Store) RecordHistory(ctx context.Context, q cms.HistoryQuery) ([]cms.Ch
 	if q.Limit < 1 {
 		return nil, &cms.Error{Code: cms.CodeInternal, Message: "RecordHistory: a limit above 0"}
 	}
-	key := keyOf(q.Account, string(q.Kind), q.ID)
-	cols, args := s.changeColumns(), []any{}
+	cols := s.changeColumns()
 	if q.Documents {
-		cols += ", " + s.changeDocuments()
-		args = append(args, key)
+		cols += ", document, lists"
 	}
-	where := changeKey + " = ?"
-	args = append(args, key)
+	where, args := changeKey+" = ?", []any{keyOf(q.Account, string(q.Kind), q.ID)}
 	if q.Before > 0 {
 		where += " AND rev < ?"
 		args = append(args, q.Before)
@@ -373,9 +341,8 @@ func (s *Store) RecordHistory(ctx context.Context, q cms.HistoryQuery) ([]cms.Ch
 
 // RecordRevision implements cms.Store.
 func (s *Store) RecordRevision(ctx context.Context, account string, kind cms.Kind, id string, rev int64) (cms.Change, error) {
-	key := keyOf(account, string(kind), id)
-	changes, err := s.changeRows(ctx, account, true, "SELECT "+s.changeColumns()+", "+s.changeDocuments()+" FROM "+
-		s.indexed("changes", "changes_rev")+" WHERE "+changeKey+" = ? AND rev = ?", key, key, rev)
+	changes, err := s.changeRows(ctx, account, true, "SELECT "+s.changeColumns()+", document, lists FROM "+
+		s.indexed("changes", "changes_rev")+" WHERE "+changeKey+" = ? AND rev = ?", keyOf(account, string(kind), id), rev)
 	if err != nil {
 		return cms.Change{}, err
 	}
@@ -398,10 +365,8 @@ func (s *Store) LastRevision(ctx context.Context, account string, kind cms.Kind,
 }
 
 // PurgeChanges implements cms.Store: the oldest changes first
-// (changes_time), each kept when it is its record's newest or the
-// revision after it points at its document (doc_rev: the changes
-// pointing at a revision are the ones right after it), a look-up of
-// changes_rev, and every account's horizon raised to the newest cursor
+// (changes_time), each kept when it is its record's newest (a look-up of
+// changes_rev), and every account's horizon raised to the newest cursor
 // removed, in one transaction. The walk passes over the old changes it
 // keeps on every call: a store whose records mostly have one old
 // revision reads them each time.
@@ -420,9 +385,8 @@ func (s *Store) PurgeChanges(ctx context.Context, before time.Time, limit int) (
 			in, end = "id = ANY(ARRAY(", "))"
 		}
 		err := s.queryEach(ctx, s.write, "DELETE FROM changes WHERE "+in+"SELECT c.id FROM "+s.indexed("changes AS c", "changes_time")+
-			" WHERE c.time < ? AND COALESCE((SELECT n.doc_rev IS DISTINCT FROM c.rev FROM "+s.indexed("changes AS n", "changes_rev")+" WHERE "+
-			"n.account || '/' || n.kind || '/' || n.record_id = c.account || '/' || c.kind || '/' || c.record_id AND n.rev > c.rev "+
-			"ORDER BY n.rev LIMIT 1), false) "+
+			" WHERE c.time < ? AND EXISTS (SELECT 1 FROM "+s.indexed("changes AS n", "changes_rev")+" WHERE "+
+			"n.account || '/' || n.kind || '/' || n.record_id = c.account || '/' || c.kind || '/' || c.record_id AND n.rev > c.rev) "+
 			"ORDER BY c.time, c.id LIMIT ?"+end+" RETURNING account, "+s.changeSeq()+", id", []any{micros(before), limit},
 			func(rows *sql.Rows) error {
 				var account string
