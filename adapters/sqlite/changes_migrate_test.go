@@ -10,9 +10,11 @@ import (
 )
 
 // TestChangesRowidMigration upgrades a store written before migration 33
-// (changes with AUTOINCREMENT): every change keeps its id, revision and
-// document, the next change takes the next id, the indexes and file
-// triggers are back, and sqlite_sequence no longer counts the changes.
+// (changes with AUTOINCREMENT) to the last: every change keeps its id,
+// revision and document, the feed reads them all in order, the next
+// change takes the next id, the indexes (but changes_feed and
+// changes_time, migration 35) and file triggers are back, and
+// sqlite_sequence no longer counts the changes.
 func TestChangesRowidMigration(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -66,6 +68,19 @@ func TestChangesRowidMigration(t *testing.T) {
 		t.Fatalf("history before the upgrade: %+v, %v", wantHistory, err)
 	}
 	rows.Close()
+	var wantFeed []int64
+	rows, err = old.Write().QueryContext(ctx, "SELECT id FROM changes WHERE account = 'a' ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		wantFeed = append(wantFeed, id)
+	}
+	rows.Close()
 	old.Close()
 
 	s, err := Open(ctx, path, nil)
@@ -81,6 +96,18 @@ func TestChangesRowidMigration(t *testing.T) {
 		if got[i].Cursor != wantHistory[i].Cursor || got[i].Rev != wantHistory[i].Rev || got[i].Document != wantHistory[i].Document {
 			t.Errorf("change %d after the upgrade: %+v; want %+v", i, got[i], wantHistory[i])
 		}
+	}
+	fence, err := s.ChangeFence(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed, err := s.Changes(ctx, cms.ChangeQuery{Account: "a", UpTo: fence, Limit: 100})
+	var gotFeed []int64
+	for _, c := range feed {
+		gotFeed = append(gotFeed, c.Cursor.ID)
+	}
+	if err != nil || !slices.Equal(gotFeed, wantFeed) {
+		t.Errorf("the feed after the upgrade: %v, %v; want %v", gotFeed, err, wantFeed)
 	}
 	upsert(s, `{"id":"r-1","title":"Third"}`)
 	last, err := s.LastRevision(ctx, "a", cms.KindResource, "r-1")
@@ -100,7 +127,7 @@ func TestChangesRowidMigration(t *testing.T) {
 		objects = append(objects, o)
 	}
 	rows.Close()
-	want := []string{"index changes_feed", "index changes_kind", "index changes_rev", "index changes_time", "table changes",
+	want := []string{"index changes_kind", "index changes_rev", "table changes",
 		"trigger changes_forget_files", "trigger changes_name_files", "trigger changes_purge_files"}
 	if !slices.Equal(objects, want) {
 		t.Errorf("changes' schema after the upgrade: %v; want %v", objects, want)

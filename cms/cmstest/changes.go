@@ -476,12 +476,17 @@ func testChanges(t *testing.T, open func(t *testing.T) cms.Store) {
 		ctx := t.Context()
 		at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
 		r := resource("r-1")
+		putChanged(t, s, "a", at(0), resource("r-2")) // old, but its newest
 		for m := 1; m <= 3; m++ {
 			putChanged(t, s, "a", at(m), r) // revs 1, 2, 3 at minutes 1, 2, 3
+			if m < 3 {
+				putChanged(t, s, "b", at(m), r)
+			}
 		}
-		putChanged(t, s, "a", at(0), resource("r-2")) // old, but its newest
-		putChanged(t, s, "b", at(1), r)
-		putChanged(t, s, "b", at(2), r)
+		// Written after a change dated at minute 3, dated before it: the
+		// purge's walk in the order of writing ends before them.
+		putChanged(t, s, "b", at(2), resource("r-3"))
+		putChanged(t, s, "b", at(2), resource("r-3"))
 		before := feedAll(t, s, "a", cms.ChangeCursor{}, 100)
 
 		n, err := s.PurgeChanges(ctx, at(3), 1)
@@ -498,6 +503,9 @@ func testChanges(t *testing.T, open func(t *testing.T) cms.Store) {
 		if got := revs(history(t, s, "a", cms.KindResource, "r-1")); !slices.Equal(got, []int64{3}) {
 			t.Errorf("a's r-1 after the purge: revs %v, want 3", got)
 		}
+		if got := revs(history(t, s, "b", cms.KindResource, "r-3")); !slices.Equal(got, []int64{2, 1}) {
+			t.Errorf("b's r-3, written after the walk's end: revs %v, want 2 1", got)
+		}
 		if got := revs(history(t, s, "a", cms.KindResource, "r-2")); !slices.Equal(got, []int64{1}) {
 			t.Errorf("a's r-2, old but its newest: revs %v, want 1", got)
 		}
@@ -505,8 +513,8 @@ func testChanges(t *testing.T, open func(t *testing.T) cms.Store) {
 			t.Errorf("b's r-1 after the purge: revs %v, want 2", got)
 		}
 		h, err := s.ChangeHorizon(ctx, "a")
-		if err != nil || h != before[1].Cursor {
-			t.Errorf("a's horizon: %v, %v; want %v, the cursor of r-1 rev 2", h, err, before[1].Cursor)
+		if err != nil || h != before[2].Cursor {
+			t.Errorf("a's horizon: %v, %v; want %v, the cursor of r-1 rev 2", h, err, before[2].Cursor)
 		}
 		if h, err := s.ChangeHorizon(ctx, "b"); err != nil || h == (cms.ChangeCursor{}) {
 			t.Errorf("b's horizon: %v, %v; want raised", h, err)
