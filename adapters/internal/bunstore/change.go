@@ -145,7 +145,12 @@ func (s *Store) appendRun(ctx context.Context, set cms.ChangeSet, refs []cms.Cha
 			set.Author, set.Account, kind, refs[0].ID)
 		return err
 	}
-	_, err := s.exec(ctx, query+" FROM json_each(?) CROSS JOIN records AS rec WHERE rec.account = ? AND rec.kind = ? "+
+	// Its arguments as sub-selects: a WHERE term of a bound parameter
+	// marks the statement to be prepared again when the parameter is
+	// bound anew, which the driver's statement cache does at each use (a
+	// parse and a plan each time a touch of two Maps was written: 0.32
+	// of the 0.70 million instructions the changes added to a create).
+	_, err := s.exec(ctx, query+" FROM json_each((SELECT ?)) CROSS JOIN records AS rec WHERE rec.account = (SELECT ?) AND rec.kind = (SELECT ?) "+
 		"AND rec.id = json_each.value ORDER BY json_each.key", set.Author, list, set.Account, kind)
 	return err
 }
