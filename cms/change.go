@@ -189,6 +189,9 @@ type ChangeStore interface {
 	// PurgeChanges removes at most limit changes dated before before,
 	// every account's, except each record's newest (which keeps the
 	// numbering of its revisions), and raises the accounts' horizons
-	// past what it removed. It returns how many it removed.
+	// past what it removed. It returns how many it removed. It takes
+	// them in the order they were written, up to the first dated at or
+	// after before: a change dated ahead of the ones written after it (a
+	// clock set forward) holds them until its date passes.
 	PurgeChanges(ctx context.Context, before time.Time, limit int) (int, error)
 }

@@ -59,13 +59,13 @@ func TestChangeStatementsUseIndexes(t *testing.T) {
 	log.Record(false)
 	ran := log.Statements()
 	want := map[string]string{
-		"INSERT INTO changes":                              "changes_rev",
-		"UPDATE changes":                                   "changes_rev",
-		"WHERE account = ? AND (commit_seq":                "changes_feed",
+		"INSERT INTO changes": "changes_rev",
+		"UPDATE changes":      "changes_rev",
 		"WHERE account || '/' || kind = ? AND (commit_seq": "changes_kind",
-		"ORDER BY rev DESC":                                "changes_rev",
-		"AND rev = ?":                                      "changes_rev",
-		"DELETE FROM changes":                              "changes_time",
+		"ORDER BY rev DESC":   "changes_rev",
+		"AND rev = ?":         "changes_rev",
+		"WHERE c.id > ?":      "changes_pkey",
+		"DELETE FROM changes": "changes_pkey",
 	}
 	for _, state := range []string{"never analyzed", "analyzed"} {
 		if state == "analyzed" {

@@ -252,6 +252,91 @@ func testChanges(t *testing.T, open func(t *testing.T) cms.Store) {
 		}
 	})
 
+	t.Run("Touched", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+		m := mapRecord("m-1")
+		putChanged(t, s, "a", at(1), m, resource("r-1"))
+		must(t, s.SetMapResources(ctx, "a", "m-1", cms.RolePrimary, []string{"r-1"}))
+		touch := func(minute int, kind cms.Kind, id string) {
+			t.Helper()
+			inChanges(t, s, "a", "ann", at(minute), []cms.ChangeRef{{Kind: kind, ID: id, Op: cms.ChangeUpsert, Touched: true}},
+				func(tx cms.Store) error { return tx.TouchRecord(ctx, "a", kind, id, at(minute)) })
+		}
+		touch(2, cms.KindMap, "m-1")
+		touch(2, cms.KindResource, "r-1")
+		touch(3, cms.KindMap, "m-1")
+		m.Title = cms.Langs[string]{"en": "Second"}
+		putChanged(t, s, "a", at(4), m)
+		touch(5, cms.KindMap, "m-1")
+
+		// A touch leaves the document as it was: each revision reads it,
+		// dated by the touch.
+		h := history(t, s, "a", cms.KindMap, "m-1")
+		want := map[int64]string{5: "Second", 4: "Second", 3: "Map m-1", 2: "Map m-1", 1: "Map m-1"}
+		if !slices.Equal(revs(h), []int64{5, 4, 3, 2, 1}) {
+			t.Fatalf("m-1's history: revs %v, want 5 4 3 2 1", revs(h))
+		}
+		for _, c := range h {
+			if docTitle(t, c) != want[c.Rev] || !c.Time.Equal(at(int(c.Rev))) {
+				t.Errorf("m-1's history, rev %d: title %q at %v; want %q at %v", c.Rev, docTitle(t, c), c.Time, want[c.Rev], at(int(c.Rev)))
+			}
+		}
+		for rev, title := range want {
+			if c, err := s.RecordRevision(ctx, "a", cms.KindMap, "m-1", rev); err != nil || docTitle(t, c) != title {
+				t.Errorf("RecordRevision(m-1, %d): title %q, %v; want %q", rev, docTitle(t, c), err, title)
+			}
+		}
+		c, err := s.RecordRevision(ctx, "a", cms.KindResource, "r-1", 2)
+		if err != nil || docTitle(t, c) != "Resource r-1" || !slices.Equal(c.Lists[cms.RolePrimary], []string{"m-1"}) {
+			t.Errorf("the touched Resource's revision: title %q, lists %v, %v; want its document and its Map", docTitle(t, c), c.Lists, err)
+		}
+
+		// The purge keeps each record's newest revision, with its document.
+		removed := 0
+		for {
+			n, err := s.PurgeChanges(ctx, at(10), 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				break
+			}
+			removed += n
+		}
+		if h := history(t, s, "a", cms.KindMap, "m-1"); !slices.Equal(revs(h), []int64{5}) || removed != 5 || docTitle(t, h[0]) != "Second" {
+			t.Errorf("m-1 after the purge (%d removed, want 5: m-1's 1 to 4, r-1's 1): revs %v; want 5, titled Second", removed, revs(h))
+		}
+		if h := history(t, s, "a", cms.KindResource, "r-1"); !slices.Equal(revs(h), []int64{2}) || docTitle(t, h[0]) != "Resource r-1" {
+			t.Errorf("r-1 after the purge: revs %v; want 2, with its document", revs(h))
+		}
+
+		// A record stored before any change of it: its touch keeps the
+		// document.
+		put(t, s, "a", mapRecord("m-2"))
+		touch(6, cms.KindMap, "m-2")
+		if c, err := s.RecordRevision(ctx, "a", cms.KindMap, "m-2", 1); err != nil || docTitle(t, c) != "Map m-2" {
+			t.Errorf("a touch of a Map without revisions: title %q, %v; want its document", docTitle(t, c), err)
+		}
+
+		// A delete leaves no document to any revision, the touched ones
+		// included.
+		deleteChanged(t, s, "a", at(7), cms.KindMap, "m-1")
+		deleteChanged(t, s, "a", at(7), cms.KindResource, "r-1")
+		for _, rec := range []struct {
+			kind cms.Kind
+			id   string
+		}{{cms.KindMap, "m-1"}, {cms.KindResource, "r-1"}} {
+			for _, c := range history(t, s, "a", rec.kind, rec.id) {
+				if c.Document != "" || c.Lists != nil {
+					t.Errorf("%s %s rev %d after the delete: document %q, lists %v", rec.kind, rec.id, c.Rev, c.Document, c.Lists)
+				}
+			}
+		}
+	})
+
 	t.Run("Feed", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
@@ -391,12 +476,17 @@ func testChanges(t *testing.T, open func(t *testing.T) cms.Store) {
 		ctx := t.Context()
 		at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
 		r := resource("r-1")
+		putChanged(t, s, "a", at(0), resource("r-2")) // old, but its newest
 		for m := 1; m <= 3; m++ {
 			putChanged(t, s, "a", at(m), r) // revs 1, 2, 3 at minutes 1, 2, 3
+			if m < 3 {
+				putChanged(t, s, "b", at(m), r)
+			}
 		}
-		putChanged(t, s, "a", at(0), resource("r-2")) // old, but its newest
-		putChanged(t, s, "b", at(1), r)
-		putChanged(t, s, "b", at(2), r)
+		// Written after a change dated at minute 3, dated before it: the
+		// purge's walk in the order of writing ends before them.
+		putChanged(t, s, "b", at(2), resource("r-3"))
+		putChanged(t, s, "b", at(2), resource("r-3"))
 		before := feedAll(t, s, "a", cms.ChangeCursor{}, 100)
 
 		n, err := s.PurgeChanges(ctx, at(3), 1)
@@ -413,6 +503,9 @@ func testChanges(t *testing.T, open func(t *testing.T) cms.Store) {
 		if got := revs(history(t, s, "a", cms.KindResource, "r-1")); !slices.Equal(got, []int64{3}) {
 			t.Errorf("a's r-1 after the purge: revs %v, want 3", got)
 		}
+		if got := revs(history(t, s, "b", cms.KindResource, "r-3")); !slices.Equal(got, []int64{2, 1}) {
+			t.Errorf("b's r-3, written after the walk's end: revs %v, want 2 1", got)
+		}
 		if got := revs(history(t, s, "a", cms.KindResource, "r-2")); !slices.Equal(got, []int64{1}) {
 			t.Errorf("a's r-2, old but its newest: revs %v, want 1", got)
 		}
@@ -420,8 +513,8 @@ func testChanges(t *testing.T, open func(t *testing.T) cms.Store) {
 			t.Errorf("b's r-1 after the purge: revs %v, want 2", got)
 		}
 		h, err := s.ChangeHorizon(ctx, "a")
-		if err != nil || h != before[1].Cursor {
-			t.Errorf("a's horizon: %v, %v; want %v, the cursor of r-1 rev 2", h, err, before[1].Cursor)
+		if err != nil || h != before[2].Cursor {
+			t.Errorf("a's horizon: %v, %v; want %v, the cursor of r-1 rev 2", h, err, before[2].Cursor)
 		}
 		if h, err := s.ChangeHorizon(ctx, "b"); err != nil || h == (cms.ChangeCursor{}) {
 			t.Errorf("b's horizon: %v, %v; want raised", h, err)
@@ -475,9 +568,9 @@ func ChangeOperations(tb testing.TB, s cms.Store, account string) {
 	}
 }
 
-// changeBenchRecord is a Resource body of the load tool's shape: title,
+// ChangeBenchRecord is a Resource body of the load tool's shape: title,
 // short description, 2 KB of HTML, location, two Maps, categories.
-func changeBenchRecord(id, title string) string {
+func ChangeBenchRecord(id, title string) string {
 	html, _ := json.Marshal("<p>" + strings.Repeat("Lorem ipsum dolor sit amet. ", 73) + "</p>")
 	return `{"id":"` + id + `","title":"` + title + `","shortDescription":"Short description of ` + id +
 		`","htmlContent":` + string(html) + `,"published":true,"locationLat":45.1,"locationLon":7.6,"locationZoom":12` +
@@ -531,7 +624,7 @@ func BenchChanges(b *testing.B, open func(b *testing.B) cms.Store) {
 			for b.Loop() {
 				i++
 				id := fmt.Sprintf("new%07d", i)
-				if _, err := svc.Upsert(ctx, cms.KindResource, []byte(changeBenchRecord(id, "Create "+id)), nil); err != nil {
+				if _, err := svc.Upsert(ctx, cms.KindResource, []byte(ChangeBenchRecord(id, "Create "+id)), nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -540,7 +633,7 @@ func BenchChanges(b *testing.B, open func(b *testing.B) cms.Store) {
 	for _, m := range modes {
 		b.Run("update/"+m.name, func(b *testing.B) {
 			svc, ctx := service(b, m.without)
-			if _, err := svc.Upsert(ctx, cms.KindResource, []byte(changeBenchRecord("upd", "First")), nil); err != nil {
+			if _, err := svc.Upsert(ctx, cms.KindResource, []byte(ChangeBenchRecord("upd", "First")), nil); err != nil {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
@@ -548,7 +641,7 @@ func BenchChanges(b *testing.B, open func(b *testing.B) cms.Store) {
 			i := 0
 			for b.Loop() {
 				i++
-				if _, err := svc.Upsert(ctx, cms.KindResource, []byte(changeBenchRecord("upd", fmt.Sprintf("Updated %d", i))), nil); err != nil {
+				if _, err := svc.Upsert(ctx, cms.KindResource, []byte(ChangeBenchRecord("upd", fmt.Sprintf("Updated %d", i))), nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -569,7 +662,7 @@ func BenchChanges(b *testing.B, open func(b *testing.B) cms.Store) {
 					}
 					n++
 					id := fmt.Sprintf("bulk%07d", n)
-					body.WriteString(changeBenchRecord(id, "Bulk "+id))
+					body.WriteString(ChangeBenchRecord(id, "Bulk "+id))
 				}
 				body.WriteByte(']')
 				if _, err := svc.SubmitBatch(ctx, cms.KindResource, []byte(body.String())); err != nil {

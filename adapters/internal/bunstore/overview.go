@@ -40,8 +40,8 @@ func (s *Store) CountTerms(ctx context.Context, account string, kind cms.Kind, r
 	return counts, err
 }
 
-// RecentChanges implements cms.Store: changes_feed walked backwards, or
-// for some kinds changes_kind backwards a kind, merged (as Changes).
+// RecentChanges implements cms.Store: changes_kind walked backwards for
+// each kind asked (every kind when none is), merged (as Changes).
 func (s *Store) RecentChanges(ctx context.Context, account string, kinds []cms.Kind, limit int) ([]cms.Change, error) {
 	if limit < 1 || limit > 1000 {
 		return nil, &cms.Error{Code: cms.CodeInternal, Message: "RecentChanges: a limit of 1 to 1000"}
@@ -51,8 +51,7 @@ func (s *Store) RecentChanges(ctx context.Context, account string, kinds []cms.K
 		order = "commit_seq DESC, id DESC"
 	}
 	if len(kinds) == 0 {
-		return s.changeRows(ctx, account, false, "SELECT "+s.changeColumns()+" FROM "+s.indexed("changes", "changes_feed")+
-			" WHERE account = ? ORDER BY "+order+" LIMIT ?", account, limit)
+		kinds = cms.Kinds()
 	}
 	arms := make([]string, len(kinds))
 	var args []any
