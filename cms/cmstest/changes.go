@@ -584,21 +584,7 @@ func ChangeBenchRecord(id, title string) string {
 // cms.Options.BenchmarkWithoutChanges.
 func BenchChanges(b *testing.B, open func(b *testing.B) cms.Store) {
 	service := func(b *testing.B, without bool) (*cms.Service, context.Context) {
-		svc, err := cms.NewService(open(b), &cms.Options{BenchmarkWithoutChanges: without})
-		if err != nil {
-			b.Fatal(err)
-		}
-		en, _ := cms.NewLanguages("en")
-		if err := svc.CreateAccount(b.Context(), "acc", en); err != nil {
-			b.Fatal(err)
-		}
-		ctx := cms.WithPrincipal(b.Context(), cms.Principal{Account: "acc", User: "u", Perms: []string{"*"}, Langs: en})
-		for _, m := range []string{"map-1", "map-2"} {
-			if _, err := svc.Upsert(ctx, cms.KindMap, []byte(`{"id":"`+m+`","title":"`+m+`","published":true}`), nil); err != nil {
-				b.Fatal(err)
-			}
-		}
-		return svc, ctx
+		return benchService(b, open(b), &cms.Options{BenchmarkWithoutChanges: without})
 	}
 	modes := []struct {
 		name    string
@@ -674,4 +660,25 @@ func BenchChanges(b *testing.B, open func(b *testing.B) cms.Store) {
 			}
 		})
 	}
+}
+
+// benchService is a service over store with an account "acc", the Maps
+// map-1 and map-2 that ChangeBenchRecord's Resources join, and the
+// context of a user who may do everything there.
+func benchService(b *testing.B, store cms.Store, opts *cms.Options) (*cms.Service, context.Context) {
+	svc, err := cms.NewService(store, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	en, _ := cms.NewLanguages("en")
+	if err := svc.CreateAccount(b.Context(), "acc", en); err != nil {
+		b.Fatal(err)
+	}
+	ctx := cms.WithPrincipal(b.Context(), cms.Principal{Account: "acc", User: "u", Perms: []string{"*"}, Langs: en})
+	for _, m := range []string{"map-1", "map-2"} {
+		if _, err := svc.Upsert(ctx, cms.KindMap, []byte(`{"id":"`+m+`","title":"`+m+`","published":true}`), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return svc, ctx
 }

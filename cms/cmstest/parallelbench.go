@@ -16,20 +16,7 @@ import (
 func BenchCreatesParallel(b *testing.B, opens map[string]func(b *testing.B) cms.Store) {
 	for name, open := range opens {
 		b.Run(name, func(b *testing.B) {
-			svc, err := cms.NewService(open(b), &cms.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			en, _ := cms.NewLanguages("en")
-			if err := svc.CreateAccount(b.Context(), "acc", en); err != nil {
-				b.Fatal(err)
-			}
-			ctx := cms.WithPrincipal(b.Context(), cms.Principal{Account: "acc", User: "u", Perms: []string{"*"}, Langs: en})
-			for _, m := range []string{"map-1", "map-2"} {
-				if _, err := svc.Upsert(ctx, cms.KindMap, []byte(`{"id":"`+m+`","title":"`+m+`","published":true}`), nil); err != nil {
-					b.Fatal(err)
-				}
-			}
+			svc, ctx := benchService(b, open(b), &cms.Options{})
 			var next atomic.Int64
 			b.SetParallelism(8)
 			b.ReportAllocs()
@@ -37,7 +24,7 @@ func BenchCreatesParallel(b *testing.B, opens map[string]func(b *testing.B) cms.
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					id := fmt.Sprintf("par%07d", next.Add(1))
-					if _, err := svc.Upsert(ctx, cms.KindResource, []byte(changeBenchRecord(id, "Create "+id)), nil); err != nil {
+					if _, err := svc.Upsert(ctx, cms.KindResource, []byte(ChangeBenchRecord(id, "Create "+id)), nil); err != nil {
 						b.Error(err)
 						return
 					}
