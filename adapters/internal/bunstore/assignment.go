@@ -112,6 +112,14 @@ func (s *Store) AppendAssignments(ctx context.Context, account string, owners cm
 				}
 			}
 		}
+		// SQLite: the look-up's key and role as sub-selects, which its
+		// planner does not read the values of; with plain parameters it
+		// marks the statement to be prepared again whenever they change,
+		// at every write.
+		param := "(SELECT ?)"
+		if s.postgres() {
+			param = "?"
+		}
 		next := make(map[[2]string]int, len(pairs))
 		for group := range slices.Chunk(pairs, 100) {
 			var q strings.Builder
@@ -121,7 +129,7 @@ func (s *Store) AppendAssignments(ctx context.Context, account string, owners cm
 					q.WriteString(" UNION ALL ")
 				}
 				q.WriteString("SELECT CAST(? AS TEXT) AS other_id, CAST(? AS TEXT) AS role, COALESCE((SELECT " + sd.otherPos +
-					" FROM " + s.assignmentsBy(sd.other) + " WHERE " + sd.otherKey + " = ? AND role = ? ORDER BY " + sd.otherPos +
+					" FROM " + s.assignmentsBy(sd.other) + " WHERE " + sd.otherKey + " = " + param + " AND role = " + param + " ORDER BY " + sd.otherPos +
 					" DESC LIMIT 1), -1) AS last_pos")
 				args = append(args, p[0], p[1], keyOf(account, p[0]), p[1])
 			}
