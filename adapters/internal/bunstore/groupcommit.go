@@ -3,9 +3,11 @@ package bunstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/bwcms/cms/cms"
+	"github.com/uptrace/bun"
 )
 
 // groupMax is the most transactions one group commit holds: enough to
@@ -65,7 +67,7 @@ func (c *committer) run(ctx context.Context, s *Store, fn func(cms.Store) error)
 			}
 			return o.err
 		case <-m.lead:
-			c.lead(s)
+			c.lead(s, m)
 		case <-gaveUp:
 			if c.leave(m) {
 				return s.fail(ctx.Err())
@@ -109,51 +111,82 @@ func (c *committer) passLead() {
 	c.handTo(c.queue[0])
 }
 
-// lead runs one group: the head of the queue (the caller) and those
-// queued behind it. The lead passes on however the group ends.
-func (c *committer) lead(s *Store) {
-	c.mu.Lock()
-	n := min(len(c.queue), groupMax)
-	group := append([]*member(nil), c.queue[:n]...)
-	c.queue = append(c.queue[:0:0], c.queue[n:]...)
-	c.mu.Unlock()
+// lead runs one group headed by m, the caller: it takes the writer's
+// connection first, with m's context, so that while something else holds
+// it (a batch) the callers queued behind m can still give up and leave;
+// then m and those queued behind it go into the group. The lead passes on
+// however the group ends.
+func (c *committer) lead(s *Store, m *member) {
 	defer func() {
 		c.mu.Lock()
 		c.passLead()
 		c.mu.Unlock()
 	}()
-	s.commitGroup(group)
+	conn, err := s.opts.Write.Conn(m.ctx)
+	if err != nil {
+		c.mu.Lock()
+		c.queue = slices.DeleteFunc(c.queue, func(q *member) bool { return q == m })
+		c.mu.Unlock()
+		m.done <- outcome{err: s.fail(err)}
+		return
+	}
+	defer conn.Close()
+	c.mu.Lock()
+	n := min(len(c.queue), groupMax)
+	group := append([]*member(nil), c.queue[:n]...)
+	c.queue = append(c.queue[:0:0], c.queue[n:]...)
+	c.mu.Unlock()
+	s.commitGroup(&conn, group)
 }
 
-// commitGroup runs group's functions in one transaction, each in a
-// SAVEPOINT: a function that fails has its own part rolled back and
+// commitGroup runs group's functions in one transaction on conn, each in
+// a SAVEPOINT: a function that fails has its own part rolled back and
 // answers its own error; the others are answered once the COMMIT
 // returned. A member alone runs as a transaction of its own, begun with
 // its context, as without group commit. When the transaction itself
-// fails (the database rolled it back, a SAVEPOINT could not be undone),
-// the members whose work it held run again, each alone: their functions
-// may run again (cms.Store.WithTx).
-func (s *Store) commitGroup(group []*member) {
+// fails (the database rolled it back, a SAVEPOINT could not be undone,
+// the COMMIT failed), what every member did or met in it is void: each
+// is answered a race (cms.Race), which the service's transactions try
+// again on their own. Their functions are not run again here: a function
+// given to WithTx need not be one that can run twice.
+func (s *Store) commitGroup(conn *bun.Conn, group []*member) {
+	answered := make([]bool, len(group))
+	answer := func(i int, o outcome) {
+		answered[i] = true
+		group[i].done <- o
+	}
+	// However this ends (a function that calls runtime.Goexit included),
+	// no member is left waiting.
+	defer func() {
+		for i := range group {
+			if !answered[i] {
+				answer(i, outcome{err: &cms.Error{Code: cms.CodeInternal, Message: "grouped transaction ended without an answer"}})
+			}
+		}
+	}()
 	if len(group) == 1 {
 		m := group[0]
 		var o outcome
-		o.err = s.runTx(m.ctx, m.ctx, false, func(txs *Store) error {
+		o.err = s.runTx(m.ctx, m.ctx, false, conn, func(txs *Store) error {
 			err, p := call(m.fn, txs)
 			o.panic = p
 			return err
 		})
-		m.done <- o
+		answer(0, o)
 		return
 	}
-	answers := make([]*outcome, len(group))
+	// A member's own failure waits for the transaction's end: if the
+	// transaction fails, the failure may be owed to another member's work
+	// that it lost.
+	failed := make([]*outcome, len(group))
 	// The group's statements and COMMIT run whoever of its callers gives
 	// up; each caller's own statements are detached too
 	// (Options.DetachTxStatements).
 	ctx := context.WithoutCancel(group[0].ctx)
-	err := s.runTx(ctx, ctx, false, func(txs *Store) error {
+	err := s.runTx(ctx, ctx, false, conn, func(txs *Store) error {
 		for i, m := range group {
 			if err := m.ctx.Err(); err != nil {
-				answers[i] = &outcome{err: s.fail(err)}
+				answer(i, outcome{err: s.fail(err)}) // its function never runs
 				continue
 			}
 			if _, err := txs.exec(ctx, "SAVEPOINT grouped"); err != nil {
@@ -166,7 +199,7 @@ func (s *Store) commitGroup(group []*member) {
 				}
 				continue
 			}
-			answers[i] = &outcome{err: s.fail(err), panic: p}
+			failed[i] = &outcome{err: s.fail(err), panic: p}
 			if _, err := txs.exec(ctx, "ROLLBACK TO grouped"); err != nil {
 				return err
 			}
@@ -176,15 +209,15 @@ func (s *Store) commitGroup(group []*member) {
 		}
 		return nil
 	})
-	for i, m := range group {
+	for i := range group {
 		switch {
-		case answers[i] != nil:
-			m.done <- *answers[i]
+		case answered[i]:
+		case failed[i] != nil && (err == nil || failed[i].panic != nil):
+			answer(i, *failed[i])
 		case err == nil:
-			m.done <- outcome{}
+			answer(i, outcome{})
 		default:
-			// Its work went with the transaction: alone, it runs again.
-			s.commitGroup(group[i : i+1])
+			answer(i, outcome{err: cms.Race(fmt.Errorf("bunstore: the grouped transaction failed: %w", err))})
 		}
 	}
 }

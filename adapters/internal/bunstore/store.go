@@ -229,14 +229,15 @@ func (s *Store) WithTx(ctx context.Context, fn func(tx cms.Store) error) error {
 	if s.group != nil && !batch {
 		return s.group.run(ctx, s, fn)
 	}
-	return s.runTx(ctx, ctx, batch, func(txs *Store) error { return fn(txs) })
+	return s.runTx(ctx, ctx, batch, nil, func(txs *Store) error { return fn(txs) })
 }
 
 // runTx runs fn in one transaction begun with ctx (its cancellation rolls
-// the transaction back); statements of fn run with the contexts fn gives
-// them, and what reports a failure (a caller that gave up, a database
-// past its wait) is judged against caller.
-func (s *Store) runTx(caller, ctx context.Context, batch bool, fn func(txs *Store) error) error {
+// the transaction back), on conn when given, else on a connection of the
+// write pool; statements of fn run with the contexts fn gives them, and
+// what reports a failure (a caller that gave up, a database past its
+// wait) is judged against caller.
+func (s *Store) runTx(caller, ctx context.Context, batch bool, conn *bun.Conn, fn func(txs *Store) error) error {
 	wait := s.opts.StatementWait
 	if batch {
 		wait = s.opts.BatchStatementWait
@@ -271,7 +272,9 @@ func (s *Store) runTx(caller, ctx context.Context, batch bool, fn func(txs *Stor
 	var runner interface {
 		RunInTx(context.Context, *sql.TxOptions, func(context.Context, bun.Tx) error) error
 	} = s.opts.Write
-	if s.opts.ConnWait > 0 {
+	if conn != nil {
+		runner = conn
+	} else if s.opts.ConnWait > 0 {
 		wctx, cancel := context.WithTimeout(ctx, s.opts.ConnWait)
 		c, err := s.opts.Write.Conn(wctx) // wctx bounds the wait, not the connection
 		cancel()
