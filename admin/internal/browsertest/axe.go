@@ -48,9 +48,12 @@ func (v Violation) String() string {
 	return b.String()
 }
 
-// axeRun runs axe on the whole document and returns its violations as a JSON
-// string (selectors flattened).
-const axeRun = `axe.run(document, {resultTypes: ["violations"]}).then((r) => JSON.stringify(r.violations.map((v) => ({
+// axeRun runs axe on the whole document, once the finite animations
+// running have ended (a popup fading in is measured at its final colours,
+// not half transparent), and returns its violations as a JSON string
+// (selectors flattened).
+const axeRun = `Promise.all(document.getAnimations().filter((a) => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
+  .map((a) => a.finished.catch(() => {}))).then(() => axe.run(document, {resultTypes: ["violations"]})).then((r) => JSON.stringify(r.violations.map((v) => ({
   id: v.id, impact: v.impact || "", help: v.help, description: v.description, helpUrl: v.helpUrl,
   nodes: v.nodes.map((n) => ({
     target: n.target.map((s) => Array.isArray(s) ? s.join(" >>> ") : String(s)).join(" "),
