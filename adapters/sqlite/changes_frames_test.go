@@ -27,20 +27,7 @@ func BenchmarkChangeFrames(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer s.Close()
-			svc, err := cms.NewService(s, &cms.Options{BenchmarkWithoutChanges: without})
-			if err != nil {
-				b.Fatal(err)
-			}
-			en, _ := cms.NewLanguages("en")
-			if err := svc.CreateAccount(b.Context(), "acc", en); err != nil {
-				b.Fatal(err)
-			}
-			ctx := cms.WithPrincipal(b.Context(), cms.Principal{Account: "acc", User: "u", Perms: []string{"*"}, Langs: en})
-			for _, m := range []string{"map-1", "map-2"} {
-				if _, err := svc.Upsert(ctx, cms.KindMap, []byte(`{"id":"`+m+`","title":"`+m+`","published":true}`), nil); err != nil {
-					b.Fatal(err)
-				}
-			}
+			svc, ctx := cmstest.BenchService(b, s, &cms.Options{BenchmarkWithoutChanges: without})
 			i := 0
 			create := func() {
 				i++

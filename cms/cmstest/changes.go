@@ -584,7 +584,7 @@ func ChangeBenchRecord(id, title string) string {
 // cms.Options.BenchmarkWithoutChanges.
 func BenchChanges(b *testing.B, open func(b *testing.B) cms.Store) {
 	service := func(b *testing.B, without bool) (*cms.Service, context.Context) {
-		return benchService(b, open(b), &cms.Options{BenchmarkWithoutChanges: without})
+		return BenchService(b, open(b), &cms.Options{BenchmarkWithoutChanges: without})
 	}
 	modes := []struct {
 		name    string
@@ -662,10 +662,10 @@ func BenchChanges(b *testing.B, open func(b *testing.B) cms.Store) {
 	}
 }
 
-// benchService is a service over store with an account "acc", the Maps
+// BenchService is a service over store with an account "acc", the Maps
 // map-1 and map-2 that ChangeBenchRecord's Resources join, and the
 // context of a user who may do everything there.
-func benchService(b *testing.B, store cms.Store, opts *cms.Options) (*cms.Service, context.Context) {
+func BenchService(b *testing.B, store cms.Store, opts *cms.Options) (*cms.Service, context.Context) {
 	svc, err := cms.NewService(store, opts)
 	if err != nil {
 		b.Fatal(err)

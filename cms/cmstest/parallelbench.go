@@ -16,7 +16,7 @@ import (
 func BenchCreatesParallel(b *testing.B, opens map[string]func(b *testing.B) cms.Store) {
 	for name, open := range opens {
 		b.Run(name, func(b *testing.B) {
-			svc, ctx := benchService(b, open(b), &cms.Options{})
+			svc, ctx := BenchService(b, open(b), &cms.Options{})
 			var next atomic.Int64
 			b.SetParallelism(8)
 			b.ReportAllocs()
