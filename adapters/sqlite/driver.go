@@ -37,9 +37,14 @@ const (
 // before it returns (about a tenth of a large batch).
 func openDB(path string, memory bool, busy time.Duration, r role, manualCheckpoints bool) *sql.DB {
 	drv := &sqlite3.SQLiteDriver{}
-	if r == writer && manualCheckpoints {
+	if r == writer {
 		drv.ConnectHook = func(c *sqlite3.SQLiteConn) error {
-			_, err := c.Exec("PRAGMA wal_autocheckpoint = 0", nil)
+			// The writer is the connection that starts the WAL over.
+			pragmas := fmt.Sprintf("PRAGMA journal_size_limit = %d", walSizeLimit)
+			if manualCheckpoints {
+				pragmas += "; PRAGMA wal_autocheckpoint = 0"
+			}
+			_, err := c.Exec(pragmas, nil)
 			return err
 		}
 	}

@@ -190,7 +190,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if manual {
 		db := openDB(name, memory, o.BusyTimeout, checkpointer, manual)
 		db.SetMaxOpenConns(1)
-		ckpt = startCheckpoints(db, o.CheckpointEvery, o.Logger)
+		ckpt = startCheckpoints(db, writeDB, o.CheckpointEvery, o.Logger)
 	}
 	return store, nil
 }

@@ -424,3 +424,37 @@ func TestUnusedFilesByReference(t *testing.T) {
 	t.Parallel()
 	bunstoretest.UnusedFilesByReference(t, openTestStore(t).Store)
 }
+
+// TestWALStartsOver: under a steady stream of writes the WAL is copied
+// and started over, so its file stays a fraction of what was written. A
+// checkpoint on its own connection alone never finds the WAL wholly
+// copied when a write begins, and the file grew by every write.
+func TestWALStartsOver(t *testing.T) {
+	t.Parallel()
+	const (
+		payload = 64 << 10 // 16 pages a write
+		writes  = 3000     // about 200 MB through the WAL
+		bound   = writes * payload / 3
+	)
+	path := filepath.Join(t.TempDir(), "cms.db")
+	s, err := Open(t.Context(), path, &Options{CheckpointEvery: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	largest := int64(0)
+	for i := range writes {
+		b := &cms.Batch{ID: fmt.Sprintf("b%d", i), Account: "a", Kind: cms.KindResource, Payload: make([]byte, payload), Count: 1,
+			Status: cms.BatchWaiting, Requested: time.Now(), StatusAt: time.Now()}
+		if err := s.EnqueueBatch(t.Context(), b); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(path + "-wal"); err == nil {
+			largest = max(largest, fi.Size())
+		}
+	}
+	if largest > bound {
+		t.Errorf("the WAL grew to %d bytes with %d written: it never started over", largest, writes*payload)
+	}
+	t.Logf("largest WAL %d bytes of %d written", largest, writes*payload)
+}
