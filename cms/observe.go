@@ -33,6 +33,31 @@ type BatchQueue struct {
 	OldestWaiting time.Time
 }
 
+// WriteStats counts what a store's group commit did since it opened
+// (SQLite): Commits the groups run (one transaction each), Transactions
+// the write transactions they held (Transactions/Commits is the mean
+// group), Queued the write transactions waiting now.
+type WriteStats struct {
+	Commits, Transactions uint64
+	Queued                int
+}
+
+// WriteStatser is a Store that counts its group commits.
+type WriteStatser interface {
+	// WriteStats reports the counts, and false when the store commits
+	// each write on its own.
+	WriteStats() (WriteStats, bool)
+}
+
+// WriteStats reports the store's group commits since it opened, and
+// false when it has none (PostgreSQL, or SQLite with NoGroupCommit).
+func (s *Service) WriteStats() (WriteStats, bool) {
+	if w, ok := s.store.(WriteStatser); ok {
+		return w.WriteStats()
+	}
+	return WriteStats{}, false
+}
+
 // BatchQueue reads the state of the batch queue of every account, for
 // metrics and operators.
 func (s *Service) BatchQueue(ctx context.Context) (BatchQueue, error) {

@@ -172,3 +172,40 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(queueProcessing, prometheus.GaugeValue, float64(q.Processing))
 	ch <- prometheus.MustNewConstMetric(queueOldest, prometheus.GaugeValue, age)
 }
+
+// WatchWrites adds the store's group commits, read at each scrape:
+// bwcms_write_groups_total (transactions that each held a group of
+// writes), bwcms_write_grouped_total (the writes they held: the ratio of
+// their rates is the mean group), and bwcms_write_queued (writes waiting
+// for the writer now). A store without group commit (PostgreSQL, SQLite
+// with NoGroupCommit) reports none of them.
+func (m *Metrics) WatchWrites(svc *cms.Service) error {
+	return m.reg.Register(writeCollector{svc: svc})
+}
+
+type writeCollector struct{ svc *cms.Service }
+
+var (
+	writeGroups = prometheus.NewDesc("bwcms_write_groups_total",
+		"Write transactions run by group commit, each holding one or more writes.", nil, nil)
+	writeGrouped = prometheus.NewDesc("bwcms_write_grouped_total",
+		"Writes held by group commit's transactions.", nil, nil)
+	writeQueued = prometheus.NewDesc("bwcms_write_queued",
+		"Writes waiting for the writer.", nil, nil)
+)
+
+func (writeCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- writeGroups
+	ch <- writeGrouped
+	ch <- writeQueued
+}
+
+func (c writeCollector) Collect(ch chan<- prometheus.Metric) {
+	w, ok := c.svc.WriteStats()
+	if !ok {
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(writeGroups, prometheus.CounterValue, float64(w.Commits))
+	ch <- prometheus.MustNewConstMetric(writeGrouped, prometheus.CounterValue, float64(w.Transactions))
+	ch <- prometheus.MustNewConstMetric(writeQueued, prometheus.GaugeValue, float64(w.Queued))
+}

@@ -2,8 +2,11 @@ package metrics_test
 
 import (
 	"context"
+	"fmt"
 	"net/netip"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -158,6 +161,87 @@ func (g gathered) Collect(ch chan<- prometheus.Metric) {
 			case mt.Histogram != nil:
 				ch <- prometheus.MustNewConstHistogram(desc, mt.Histogram.GetSampleCount(), mt.Histogram.GetSampleSum(), nil)
 			}
+		}
+	}
+}
+
+// TestWriteMetrics: concurrent upserts through a SQLite store are counted
+// by its group commit (every write in some group, no group empty, none
+// left queued); a store that commits each write alone reports nothing.
+func TestWriteMetrics(t *testing.T) {
+	t.Parallel()
+	gather := func(reg *prometheus.Registry) map[string]float64 {
+		t.Helper()
+		families, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]float64{}
+		for _, f := range families {
+			for _, m := range f.GetMetric() {
+				switch {
+				case m.GetCounter() != nil:
+					got[f.GetName()] = m.GetCounter().GetValue()
+				case m.GetGauge() != nil:
+					got[f.GetName()] = m.GetGauge().GetValue()
+				}
+			}
+		}
+		return got
+	}
+	for _, grouped := range []bool{true, false} {
+		reg := prometheus.NewRegistry()
+		m, err := metrics.New(reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "cms.db"), &sqlite.Options{NoGroupCommit: !grouped})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer store.Close()
+		svc, err := cms.NewService(store, &cms.Options{Passwords: testenv.CheapPasswords})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.WatchWrites(svc); err != nil {
+			t.Fatal(err)
+		}
+		langs, _ := cms.NewLanguages("en")
+		if err := svc.CreateAccount(t.Context(), "shop", langs); err != nil {
+			t.Fatal(err)
+		}
+		before := gather(reg)
+		ctx := cms.WithPrincipal(t.Context(), cms.Principal{Account: "shop", User: "ed", Perms: []string{"*"}, Langs: langs})
+		const writers, each = 8, 10
+		var wg sync.WaitGroup
+		for w := range writers {
+			wg.Go(func() {
+				for i := range each {
+					body := fmt.Sprintf(`{"id":"r-%d-%d","title":"Resource %d %d"}`, w, i, w, i)
+					if _, err := svc.Upsert(ctx, cms.KindResource, []byte(body), nil); err != nil {
+						t.Error(err)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		after := gather(reg)
+		if !grouped {
+			for name := range after {
+				if strings.HasPrefix(name, "bwcms_write_") {
+					t.Errorf("without group commit: %s reported", name)
+				}
+			}
+			continue
+		}
+		writes := after["bwcms_write_grouped_total"] - before["bwcms_write_grouped_total"]
+		groups := after["bwcms_write_groups_total"] - before["bwcms_write_groups_total"]
+		if writes < writers*each || groups < 1 || groups > writes {
+			t.Errorf("%v writes in %v groups, want at least %d writes in 1 to that many groups", writes, groups, writers*each)
+		}
+		if q, ok := after["bwcms_write_queued"]; !ok || q != 0 {
+			t.Errorf("bwcms_write_queued %v (reported %v), want 0 once all are answered", q, ok)
 		}
 	}
 }

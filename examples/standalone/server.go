@@ -218,6 +218,9 @@ func serve(ctx context.Context, args []string, e env) error {
 	if err := obs.metrics.WatchFiles(svc); err != nil {
 		return err
 	}
+	if err := obs.metrics.WatchWrites(svc); err != nil {
+		return err
+	}
 	defer runService(ctx, svc)()
 
 	tune := st.tune

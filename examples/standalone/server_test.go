@@ -311,7 +311,8 @@ func TestHealthAndMetrics(t *testing.T) {
 	}
 	a := s.get(t, "/metrics", "")
 	for _, want := range []string{`bwcms_http_requests_total{code="200",route="resource read"} 1`,
-		`bwcms_http_requests_total{code="200",route="auth"} 1`, "bwcms_batch_queue_waiting 0", "go_goroutines "} {
+		`bwcms_http_requests_total{code="200",route="auth"} 1`, "bwcms_batch_queue_waiting 0", "bwcms_write_queued 0",
+		"bwcms_write_groups_total ", "go_goroutines "} {
 		if a.status != 200 || !strings.Contains(a.body, want) {
 			t.Errorf("/metrics: %d, no %q in\n%s", a.status, want, a.body)
 		}

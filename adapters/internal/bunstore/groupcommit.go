@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bwcms/cms/cms"
 	"github.com/uptrace/bun"
@@ -25,6 +26,9 @@ type committer struct {
 	mu      sync.Mutex
 	queue   []*member
 	leading bool
+	// commits and grouped count the groups committed and the
+	// transactions they held (WriteStats).
+	commits, grouped atomic.Uint64
 }
 
 // member is one transaction waiting in a committer.
@@ -137,6 +141,8 @@ func (c *committer) lead(s *Store, m *member) {
 	c.queue = append(c.queue[:0:0], c.queue[n:]...)
 	c.mu.Unlock()
 	s.commitGroup(&conn, group)
+	c.commits.Add(1)
+	c.grouped.Add(uint64(len(group)))
 }
 
 // commitGroup runs group's functions in one transaction on conn, each in
@@ -242,4 +248,16 @@ func (s *Store) QueuedWrites() int {
 	s.group.mu.Lock()
 	defer s.group.mu.Unlock()
 	return len(s.group.queue)
+}
+
+// WriteStats implements cms.WriteStatser.
+func (s *Store) WriteStats() (cms.WriteStats, bool) {
+	if s.group == nil {
+		return cms.WriteStats{}, false
+	}
+	return cms.WriteStats{
+		Commits:      s.group.commits.Load(),
+		Transactions: s.group.grouped.Load(),
+		Queued:       s.QueuedWrites(),
+	}, true
 }

@@ -167,6 +167,10 @@ func TestGroupCommitSharesOneTransaction(t *testing.T) {
 	if n := g.statements("ROLLBACK TO grouped"); n != 2 {
 		t.Errorf("%d rollbacks to a savepoint, want 2", n)
 	}
+	// The held first alone, then the four: two groups of five writes.
+	if got, ok := g.WriteStats(); !ok || got != (cms.WriteStats{Commits: 2, Transactions: 5}) {
+		t.Errorf("WriteStats %+v, %v; want 2 groups of 5 writes, none queued", got, ok)
+	}
 }
 
 // TestGroupCommitLoneWriter: a transaction that finds no other runs as it
