@@ -438,10 +438,38 @@ func (s *Store) scan(ctx context.Context, c conn, dest any, query string, args .
 	if err != nil {
 		return s.failBound(ctx, sctx, err)
 	}
-	if err := s.opts.Write.ScanRows(sctx, rows, dest); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	// Lists of one column (ids, counts: most statements of a write) are
+	// scanned by position; bun's scan finds its way by reflection.
+	switch d := dest.(type) {
+	case *[]string:
+		err = scanColumn(rows, d)
+	case *[]int64:
+		err = scanColumn(rows, d)
+	default:
+		err = s.opts.Write.ScanRows(sctx, rows, dest)
+	}
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return s.failBound(ctx, sctx, err)
 	}
 	return nil
+}
+
+// scanColumn sets dst to the values of rows' one column, as bun's scan
+// does: a NULL is the zero value.
+func scanColumn[T any](rows *sql.Rows, dst *[]T) error {
+	defer rows.Close()
+	*dst = (*dst)[:0]
+	for rows.Next() {
+		var v sql.Null[T]
+		if err := rows.Scan(&v); err != nil {
+			return err
+		}
+		*dst = append(*dst, v.V)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return rows.Close()
 }
 
 // queryEach runs a query on c and calls fn for each row, which fn scans
