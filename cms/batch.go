@@ -123,7 +123,7 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 	defer cancel() // stops the splitter and the decoding when a window is refused
 	decode := func(raw []byte) (checkedRecord, error) {
 		rec := NewRecord(kind)
-		err := s.decode(codec, raw, rec)
+		err := s.decode(p.Account, codec, raw, rec)
 		return checkedRecord{rec, refUses(spec, reflect.ValueOf(rec).Elem(), "", nil)}, err
 	}
 	for w := range decodedWindows(ctx, split, s.opts.MaxBatchRecords, decode) {

@@ -323,7 +323,7 @@ func (s *Service) applyBatch(ctx context.Context, b *Batch, owner string, run *b
 			decode := func(raw []byte) (Record, error) {
 				rec := NewRecord(b.Kind)
 				err := codec.decodeBytes(raw, rec, false)
-				s.sanitize(rec)
+				s.sanitize(acc.ID, rec)
 				return rec, err
 			}
 			done := 0

@@ -52,3 +52,141 @@ func BenchmarkSanitize(b *testing.B) {
 		s.Sanitize(html)
 	}
 }
+
+// sanitizedCorpus is HTML the kept answers are checked on: the policy's
+// own cases, the load tool's rich text, texts the policy rewrites.
+var sanitizedCorpus = []string{
+	`<p>Hello <b>world</b></p>`,
+	`<script>alert(1)</script><p>x</p>`,
+	`<p onclick="steal()">x</p>`,
+	`<a href="javascript:alert(1)">x</a>`,
+	`<a href="https://example.org">x</a>`,
+	`<img src="data:image/png;base64,AAAA">`,
+	`<style>p{}</style><iframe src="https://x"></iframe>`,
+	`<h2>Resource</h2>` + strings.Repeat(`<p>Lorem <strong>ipsum</strong> <a href="https://example.com/info">More info</a> &amp; details.</p>`, 20),
+	`<p>unclosed <b>bold`,
+	`a < b & c > d "quoted" 'single'`,
+	``,
+}
+
+// The kept answers are the policy's, whichever account and kind asks, in
+// any order, while generations turn over (a limit of a few texts).
+func TestSanitizedTextsAgree(t *testing.T) {
+	t.Parallel()
+	policy := UGCSanitizer()
+	want := map[string]string{}
+	for _, in := range sanitizedCorpus {
+		want[in] = policy.Sanitize(in)
+	}
+	for _, limit := range []int{0, 600, keptHTMLBytes} {
+		kept := newSanitizedTexts(policy, limit)
+		for round := range 3 {
+			for i, in := range sanitizedCorpus {
+				account := []string{"acme", "other"}[(i+round)%2]
+				kind := []Kind{KindResource, KindMap}[round%2]
+				if got := kept.sanitize(account, kind, in); got != want[in] {
+					t.Errorf("limit %d, round %d: sanitize(%q) = %q, want %q", limit, round, in, got, want[in])
+				}
+			}
+		}
+	}
+	// Over maxKeptHTML: sanitized each time, never kept.
+	long := strings.Repeat(`<p onclick="x">y</p>`, maxKeptHTML/10)
+	kept := newSanitizedTexts(policy, keptHTMLBytes)
+	if got, want := kept.sanitize("acme", KindResource, long), policy.Sanitize(long); got != want {
+		t.Errorf("long text: got %d bytes, want %d", len(got), len(want))
+	}
+	if len(kept.cur) != 0 {
+		t.Errorf("long text kept: %d answers", len(kept.cur))
+	}
+}
+
+// An answer is kept for the account and kind that asked: another's first
+// request for the same text is sanitized again, so its time tells nothing
+// about what others wrote.
+func TestSanitizedTextsPerAccountAndKind(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	kept := newSanitizedTexts(countingSanitizer{UGCSanitizer(), &calls}, keptHTMLBytes)
+	in := `<p onclick="x">y</p>`
+	for _, ask := range []struct {
+		account string
+		kind    Kind
+		calls   int
+	}{
+		{"acme", KindResource, 1},
+		{"acme", KindResource, 1},
+		{"other", KindResource, 2},
+		{"acme", KindMap, 3},
+		{"other", KindResource, 3},
+	} {
+		if got := kept.sanitize(ask.account, ask.kind, in); got != `<p>y</p>` {
+			t.Errorf("%s %s: %q", ask.account, ask.kind, got)
+		}
+		if calls != ask.calls {
+			t.Errorf("%s %s: policy asked %d times, want %d", ask.account, ask.kind, calls, ask.calls)
+		}
+	}
+}
+
+// A text found in the older generation moves to the newer, so the texts
+// in use outlive a turn-over; the others are dropped with the older.
+func TestSanitizedTextsGenerations(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	a, b, c, d := `<p>a</p>`, `<p>b</p>`, `<p>c</p>`, `<p>d</p>`
+	// Two texts and their answers fill a generation.
+	kept := newSanitizedTexts(countingSanitizer{UGCSanitizer(), &calls}, 2*(len("acme")+2*len(a)))
+	for _, in := range []string{a, b, c, a, d, b, a} {
+		kept.sanitize("acme", KindResource, in)
+	}
+	// a, b, c asked; c turns {a, b} older; a found there moves up beside
+	// c; d asked turns {c, a} older and drops b, asked again; a, in use,
+	// is still kept.
+	if calls != 5 {
+		t.Errorf("policy asked %d times, want 5", calls)
+	}
+}
+
+type countingSanitizer struct {
+	Sanitizer
+	calls *int
+}
+
+func (c countingSanitizer) Sanitize(html string) string {
+	*c.calls++
+	return c.Sanitizer.Sanitize(html)
+}
+
+func BenchmarkSanitizeKept(b *testing.B) {
+	kept := newSanitizedTexts(UGCSanitizer(), keptHTMLBytes)
+	html := strings.Repeat(`<p>Some <b>bold</b> text with a <a href="https://example.org/x">link</a> and <i>more</i>.</p>`, 20)
+	b.SetBytes(int64(len(html)))
+	b.ReportAllocs()
+	for b.Loop() {
+		kept.sanitize("acme", KindResource, html)
+	}
+}
+
+// FuzzSanitize: the kept answers are the policy's, asked once or again,
+// by any account, while generations turn over; and the policy's answer
+// is its own answer again, which a record read and posted back relies on
+// to be a Skip (DECISIONS §13).
+func FuzzSanitize(f *testing.F) {
+	for _, in := range sanitizedCorpus {
+		f.Add(in)
+	}
+	policy := UGCSanitizer()
+	kept := newSanitizedTexts(policy, 4<<10)
+	f.Fuzz(func(t *testing.T, in string) {
+		want := policy.Sanitize(in)
+		for _, account := range []string{"acme", "acme", "other"} {
+			if got := kept.sanitize(account, KindResource, in); got != want {
+				t.Fatalf("kept answer %q, policy %q", got, want)
+			}
+		}
+		if again := policy.Sanitize(want); again != want {
+			t.Fatalf("not idempotent: %q -> %q -> %q", in, want, again)
+		}
+	})
+}

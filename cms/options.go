@@ -65,7 +65,10 @@ type Options struct {
 	// the wire, and of /updatedSince. Default: a fixed UTC+1 (CET).
 	Location *time.Location
 	// HTML sanitizes the HTML fields of every write. Default
-	// UGCSanitizer() (bluemonday's user-generated-content policy).
+	// UGCSanitizer() (bluemonday's user-generated-content policy), whose
+	// recent answers the service keeps (per account and kind, up to 4 MiB)
+	// since its policy answers a text always alike; a host's sanitizer is
+	// asked every time.
 	HTML Sanitizer
 
 	// MaxBatchRecords is the most records one batch may hold. Default

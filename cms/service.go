@@ -42,6 +42,9 @@ type Service struct {
 	subs subscriptions
 	// fences shares the changes feed's fences among its readers.
 	fences fences
+	// sanitized keeps the default sanitizer's recent answers; nil with a
+	// host's sanitizer, which is asked every time.
+	sanitized *sanitizedTexts
 }
 
 // NewService returns a Service on store.
@@ -66,6 +69,9 @@ func NewService(store Store, opts *Options) (*Service, error) {
 	s.users = newUserCache(o.UserRecheck)
 	s.doc = NewDocumentCodec()
 	s.decodes = make(chan struct{}, o.FileDecodes)
+	if _, ok := o.HTML.(ugc); ok {
+		s.sanitized = newSanitizedTexts(o.HTML, keptHTMLBytes)
+	}
 	return s, nil
 }
 

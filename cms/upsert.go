@@ -83,7 +83,7 @@ func (s *Service) Upsert(ctx context.Context, kind Kind, body []byte, opts *Upse
 	// (references, aliases), so one 409 lists everything found; only a
 	// body without a usable id stops here.
 	var problems []fieldProblem
-	if err := s.decode(codec, body, patch); err != nil {
+	if err := s.decode(p.Account, codec, body, patch); err != nil {
 		e, ok := errors.AsType[*Error](err)
 		if !ok || e.Code != CodeInvalid || !ValidID(patch.RecordID()) {
 			return UpsertResult{}, err
