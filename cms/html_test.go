@@ -84,7 +84,7 @@ func TestSanitizedTextsAgree(t *testing.T) {
 			for i, in := range sanitizedCorpus {
 				account := []string{"acme", "other"}[(i+round)%2]
 				kind := []Kind{KindResource, KindMap}[round%2]
-				if got := kept.sanitize(account, kind, in); got != want[in] {
+				if got := kept.sanitize(sanitizedRecord{account, kind, "r-1"}, in); got != want[in] {
 					t.Errorf("limit %d, round %d: sanitize(%q) = %q, want %q", limit, round, in, got, want[in])
 				}
 			}
@@ -93,7 +93,7 @@ func TestSanitizedTextsAgree(t *testing.T) {
 	// Over maxKeptHTML: sanitized each time, never kept.
 	long := strings.Repeat(`<p onclick="x">y</p>`, maxKeptHTML/10)
 	kept := newSanitizedTexts(policy, keptHTMLBytes)
-	if got, want := kept.sanitize("acme", KindResource, long), policy.Sanitize(long); got != want {
+	if got, want := kept.sanitize(sanitizedRecord{"acme", KindResource, "r-1"}, long), policy.Sanitize(long); got != want {
 		t.Errorf("long text: got %d bytes, want %d", len(got), len(want))
 	}
 	if len(kept.cur) != 0 {
@@ -101,30 +101,32 @@ func TestSanitizedTextsAgree(t *testing.T) {
 	}
 }
 
-// An answer is kept for the account and kind that asked: another's first
-// request for the same text is sanitized again, so its time tells nothing
-// about what others wrote.
-func TestSanitizedTextsPerAccountAndKind(t *testing.T) {
+// An answer is kept for the record that asked: another's first request
+// for the same text (another account's, kind's or id's) is sanitized
+// again, so its time tells nothing about what others wrote, and records
+// sharing a text gain nothing.
+func TestSanitizedTextsPerRecord(t *testing.T) {
 	t.Parallel()
 	calls := 0
 	kept := newSanitizedTexts(countingSanitizer{UGCSanitizer(), &calls}, keptHTMLBytes)
 	in := `<p onclick="x">y</p>`
 	for _, ask := range []struct {
-		account string
-		kind    Kind
-		calls   int
+		sanitizedRecord
+		calls int
 	}{
-		{"acme", KindResource, 1},
-		{"acme", KindResource, 1},
-		{"other", KindResource, 2},
-		{"acme", KindMap, 3},
-		{"other", KindResource, 3},
+		{sanitizedRecord{"acme", KindResource, "r-1"}, 1},
+		{sanitizedRecord{"acme", KindResource, "r-1"}, 1},
+		{sanitizedRecord{"other", KindResource, "r-1"}, 2},
+		{sanitizedRecord{"acme", KindMap, "r-1"}, 3},
+		{sanitizedRecord{"acme", KindResource, "r-2"}, 4},
+		{sanitizedRecord{"other", KindResource, "r-1"}, 4},
+		{sanitizedRecord{"acme", KindResource, "r-2"}, 4},
 	} {
-		if got := kept.sanitize(ask.account, ask.kind, in); got != `<p>y</p>` {
-			t.Errorf("%s %s: %q", ask.account, ask.kind, got)
+		if got := kept.sanitize(ask.sanitizedRecord, in); got != `<p>y</p>` {
+			t.Errorf("%v: %q", ask.sanitizedRecord, got)
 		}
 		if calls != ask.calls {
-			t.Errorf("%s %s: policy asked %d times, want %d", ask.account, ask.kind, calls, ask.calls)
+			t.Errorf("%v: policy asked %d times, want %d", ask.sanitizedRecord, calls, ask.calls)
 		}
 	}
 }
@@ -136,9 +138,9 @@ func TestSanitizedTextsGenerations(t *testing.T) {
 	calls := 0
 	a, b, c, d := `<p>a</p>`, `<p>b</p>`, `<p>c</p>`, `<p>d</p>`
 	// Two texts and their answers fill a generation.
-	kept := newSanitizedTexts(countingSanitizer{UGCSanitizer(), &calls}, 2*(len("acme")+2*len(a)))
+	kept := newSanitizedTexts(countingSanitizer{UGCSanitizer(), &calls}, 2*(len("acme")+len("r-1")+2*len(a)))
 	for _, in := range []string{a, b, c, a, d, b, a} {
-		kept.sanitize("acme", KindResource, in)
+		kept.sanitize(sanitizedRecord{"acme", KindResource, "r-1"}, in)
 	}
 	// a, b, c asked; c turns {a, b} older; a found there moves up beside
 	// c; d asked turns {c, a} older and drops b, asked again; a, in use,
@@ -164,7 +166,7 @@ func BenchmarkSanitizeKept(b *testing.B) {
 	b.SetBytes(int64(len(html)))
 	b.ReportAllocs()
 	for b.Loop() {
-		kept.sanitize("acme", KindResource, html)
+		kept.sanitize(sanitizedRecord{"acme", KindResource, "r-1"}, html)
 	}
 }
 
@@ -181,7 +183,7 @@ func FuzzSanitize(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		want := policy.Sanitize(in)
 		for _, account := range []string{"acme", "acme", "other"} {
-			if got := kept.sanitize(account, KindResource, in); got != want {
+			if got := kept.sanitize(sanitizedRecord{account, KindResource, "r-1"}, in); got != want {
 				t.Fatalf("kept answer %q, policy %q", got, want)
 			}
 		}

@@ -66,8 +66,9 @@ type Options struct {
 	Location *time.Location
 	// HTML sanitizes the HTML fields of every write. Default
 	// UGCSanitizer() (bluemonday's user-generated-content policy), whose
-	// recent answers the service keeps (per account and kind, up to 4 MiB)
-	// since its policy answers a text always alike; a host's sanitizer is
+	// recent answers the service keeps, since its policy answers a text
+	// always alike (per record, up to 4 MiB: a record posted back with
+	// the same rich text is not sanitized again); a host's sanitizer is
 	// asked every time.
 	HTML Sanitizer
 

@@ -10,10 +10,10 @@ import (
 // of a body of account, nested items included, so what is stored (and
 // compared for Skip) is the sanitized text.
 func (s *Service) sanitize(account string, rec Record) {
-	kind := rec.Kind()
+	kind, id := rec.Kind(), rec.RecordID()
 	clean := s.opts.HTML.Sanitize
 	if s.sanitized != nil {
-		clean = func(html string) string { return s.sanitized.sanitize(account, kind, html) }
+		clean = func(html string) string { return s.sanitized.sanitize(sanitizedRecord{account, kind, id}, html) }
 	}
 	sanitizeObject(s.doc.kinds[kind].spec, reflect.ValueOf(rec).Elem(), clean)
 }
@@ -72,13 +72,16 @@ const (
 
 // sanitizedTexts keeps the recent answers of the default sanitizer, whose
 // policy gives the same answer for the same text: an update posting a
-// record back with a new title, or a batch sanitized at submit and again
-// when applied, brings the HTML that was sanitized before, and sanitizing
-// it was the largest part of such a write's CPU outside its transaction.
-// Answers are kept per account and kind, so how long a write takes tells
-// nobody whether another account (or a kind they cannot write) holds a
-// given text. Two generations: a text found in the older one moves to the
-// newer; when the newer is full, the older is dropped.
+// record back with a new title, an import of the same records sent
+// again, or a batch sanitized at submit and again when applied, brings
+// the HTML that was sanitized before for that record, and sanitizing it
+// was the largest part of such a write's CPU outside its transaction.
+// Answers are kept per record (account, kind and id): how long a write
+// takes tells nobody whether another record holds a given text, and a new
+// record's text is always sanitized (many records sharing one text, as a
+// load test's do, gain nothing). Two generations: a text found in the
+// older one moves to the newer; when the newer is full, the older is
+// dropped.
 type sanitizedTexts struct {
 	policy Sanitizer
 	limit  int // bytes a generation holds
@@ -88,10 +91,16 @@ type sanitizedTexts struct {
 	size      int // bytes of cur's texts and answers
 }
 
-type sanitizedKey struct {
+// sanitizedRecord names the record a text is sanitized for.
+type sanitizedRecord struct {
 	account string
 	kind    Kind
-	html    string
+	id      string
+}
+
+type sanitizedKey struct {
+	sanitizedRecord
+	html string
 }
 
 func newSanitizedTexts(policy Sanitizer, limit int) *sanitizedTexts {
@@ -99,12 +108,12 @@ func newSanitizedTexts(policy Sanitizer, limit int) *sanitizedTexts {
 }
 
 // sanitize is policy.Sanitize(html), from the kept answers when html was
-// sanitized for account and kind lately.
-func (t *sanitizedTexts) sanitize(account string, kind Kind, html string) string {
+// sanitized for rec lately.
+func (t *sanitizedTexts) sanitize(rec sanitizedRecord, html string) string {
 	if len(html) > maxKeptHTML {
 		return t.policy.Sanitize(html)
 	}
-	key := sanitizedKey{account, kind, html}
+	key := sanitizedKey{rec, html}
 	t.mu.Lock()
 	out, ok := t.cur[key]
 	if !ok {
@@ -118,7 +127,7 @@ func (t *sanitizedTexts) sanitize(account string, kind Kind, html string) string
 	}
 	out = t.policy.Sanitize(html)
 	// The text may share the memory of a whole body: the key is a copy.
-	key = sanitizedKey{strings.Clone(account), kind, strings.Clone(html)}
+	key = sanitizedKey{sanitizedRecord{strings.Clone(rec.account), rec.kind, strings.Clone(rec.id)}, strings.Clone(html)}
 	t.mu.Lock()
 	if _, ok := t.cur[key]; !ok {
 		t.keep(key, out)
@@ -130,7 +139,7 @@ func (t *sanitizedTexts) sanitize(account string, kind Kind, html string) string
 // keep adds an answer to the newer generation, which becomes the older
 // one first when the answer would not fit. t.mu is held.
 func (t *sanitizedTexts) keep(key sanitizedKey, out string) {
-	n := len(key.account) + len(key.html) + len(out)
+	n := len(key.account) + len(key.id) + len(key.html) + len(out)
 	if t.size+n > t.limit {
 		t.prev, t.cur, t.size = t.cur, make(map[sanitizedKey]string, len(t.cur)), 0
 	}
