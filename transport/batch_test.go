@@ -639,6 +639,39 @@ func TestBatchHandedOverChangedBeforeApply(t *testing.T) {
 	}
 }
 
+// TestBatchHandedOverLanguageAdded: records a submit decoded are not
+// handed over once the account's languages changed: the worker decodes
+// the body in the languages the account has when the batch runs.
+func TestBatchHandedOverLanguageAdded(t *testing.T) {
+	t.Parallel()
+	gate, asked := make(chan struct{}), make(chan struct{})
+	log := new(lockedBuffer)
+	e := newEnv(t, envOptions{
+		store: func(tb testing.TB) cms.Store { return gatedClaims{openSQLite(tb), gate, asked, new(sync.Once)} },
+		svc:   func(o *cms.Options) { o.Logger = slog.New(slog.NewTextHandler(log, nil)) },
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		e.svc.RunBatchWorkers(ctx, 1)
+	}()
+	defer func() { cancel(); <-stopped }()
+	<-asked
+	id := submit(t, e, "resource", `[{"id":"lang1","title":"Lingua"}]`)
+	if _, err := e.svc.AddLanguage(t.Context(), "acme", "fr"); err != nil {
+		t.Fatal(err)
+	}
+	close(gate)
+	if got := waitBatch(t, e, "resource", id); got.Status != "done" || got.Created != 1 {
+		t.Fatalf("batch: %+v; want done, 1 created", got)
+	}
+	waitLogged(t, log, " records=1 created=1 updated=0 skipped=0 attempt=1 handed_over=true records_handed_over=false ")
+	if got := field(t, e.send("admin", "GET", "/api/bw/v2/resource/lang1/published/*", "", nil), "title"); got != "Lingua" {
+		t.Errorf("title %v, want Lingua", got)
+	}
+}
+
 // lockedBuffer is a log destination that goroutines share.
 type lockedBuffer struct {
 	mu  sync.Mutex
