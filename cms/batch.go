@@ -27,7 +27,12 @@ type BatchReceipt struct {
 // this service's own workers run, it may keep body until they apply the
 // batch: the caller must not change it.
 func (s *Service) SubmitBatch(ctx context.Context, kind Kind, body []byte) (BatchReceipt, error) {
-	p, count, err := s.checkedBatch(ctx, kind, body)
+	local := s.workers.Load() > 0
+	keep := 0
+	if local {
+		keep = s.handoff.limit / keptDecodedShare
+	}
+	p, count, checked, err := s.checkedBatch(ctx, kind, body, keep)
 	if err != nil {
 		return BatchReceipt{}, err
 	}
@@ -41,8 +46,8 @@ func (s *Service) SubmitBatch(ctx context.Context, kind Kind, body []byte) (Batc
 	if err := s.store.EnqueueBatch(ctx, b); err != nil {
 		return BatchReceipt{}, err
 	}
-	if s.workers.Load() > 0 {
-		s.handoff.put(id, body, now, s.opts.BatchLease)
+	if local {
+		s.handoff.put(id, handoffEntry{payload: body, windows: checked.windows, codec: checked.codec}, now, s.opts.BatchLease)
 	} else if s.opts.BatchWorkers != NoBatchWorkers && !s.idleWarned.Swap(true) {
 		s.log.WarnContext(ctx, "cms: a batch was stored but no batch worker runs in this process; "+
 			"call Service.Run (or set Options.BatchWorkers to NoBatchWorkers when another process applies batches)",
@@ -57,29 +62,44 @@ func (s *Service) SubmitBatch(ctx context.Context, kind Kind, body []byte) (Batc
 // against the records stored now) and stores nothing. It returns the
 // number of records; the errors are SubmitBatch's.
 func (s *Service) CheckBatch(ctx context.Context, kind Kind, body []byte) (int, error) {
-	_, count, err := s.checkedBatch(ctx, kind, body)
+	_, count, _, err := s.checkedBatch(ctx, kind, body, 0)
 	return count, err
 }
 
+// keptDecodedShare: a submit keeps its decoded records for the handoff
+// while they take at most this share of Options.BatchHandoff (8 MiB by
+// default, a few thousand records); a larger batch is checked in little
+// memory and decoded again by its worker.
+const keptDecodedShare = 8
+
+// checkedRecords are the records of a batch as checkBatch decoded them, in
+// its windows, and the codec it decoded them with; no windows when not
+// kept.
+type checkedRecords struct {
+	windows [][]Record
+	codec   *Codec
+}
+
 // checkedBatch is the caller of a batch of kind and its number of records,
-// or why it cannot be queued.
-func (s *Service) checkedBatch(ctx context.Context, kind Kind, body []byte) (Principal, int, error) {
+// or why it cannot be queued; with keep above 0, also its decoded records
+// when they take at most about keep bytes.
+func (s *Service) checkedBatch(ctx context.Context, kind Kind, body []byte, keep int) (Principal, int, checkedRecords, error) {
 	p, err := s.caller(ctx, kind, ActionWrite)
 	if err != nil {
-		return p, 0, err
+		return p, 0, checkedRecords{}, err
 	}
 	codec, err := s.codec(p.Langs)
 	if err != nil {
-		return p, 0, err
+		return p, 0, checkedRecords{}, err
 	}
-	count, problems, err := s.checkBatch(ctx, p, codec, kind, body)
+	count, windows, problems, err := s.checkBatch(ctx, p, codec, kind, body, keep)
 	if err != nil {
-		return p, 0, err
+		return p, 0, checkedRecords{}, err
 	}
 	if len(problems) > 0 {
-		return p, 0, &Error{Code: CodeInvalid, Message: "invalid batch", Problems: problems}
+		return p, 0, checkedRecords{}, &Error{Code: CodeInvalid, Message: "invalid batch", Problems: problems}
 	}
-	return p, count, nil
+	return p, count, checkedRecords{windows, codec}, nil
 }
 
 // batchRecordProblems are the problems of one record of a batch; the
@@ -106,12 +126,16 @@ type batchRef struct {
 
 // checkBatch decodes every record of a batch body and returns how many
 // there are and every problem, in record order, as single upserts of the
-// records one after another would find them (batchPlan).
-func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kind Kind, body []byte) (int, []Problem, error) {
+// records one after another would find them (batchPlan). With keep above
+// 0 it also returns the decoded records, in their windows, while they
+// take at most about keep bytes (decodedSize): checking changes none of
+// them.
+func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kind Kind, body []byte, keep int) (int, [][]Record, []Problem, error) {
 	split, err := newRecordSplitter(body)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
+	var windows [][]Record
 	var (
 		records   []batchRecordProblems // only records with problems or references
 		count     int
@@ -130,23 +154,28 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 		// The next window is cut and decoded on every core while this
 		// one's records are taken in order.
 		if w.err != nil {
-			return 0, nil, w.err
+			return 0, nil, nil, w.err
 		}
 		if count += len(w.items); count > s.opts.MaxBatchRecords {
-			return 0, nil, &Error{Code: CodeTooLarge, Message: "Request too large",
+			return 0, nil, nil, &Error{Code: CodeTooLarge, Message: "Request too large",
 				Err: fmt.Errorf("more than %d records", s.opts.MaxBatchRecords)}
 		}
 		recs := make([]Record, len(w.items))
 		for i, c := range w.items {
 			recs[i] = c.rec
 		}
+		if decodedSize(len(body), count) <= keep {
+			windows = append(windows, recs)
+		} else {
+			windows = nil
+		}
 		if err := plan.prefetch(ctx, recs); err != nil {
-			return 0, nil, err
+			return 0, nil, nil, err
 		}
 		for i, c := range w.items {
 			r, err := s.checkBatchRecord(ctx, p, kind, c.rec, w.errs[i], c.uses, plan)
 			if err != nil {
-				return 0, nil, err
+				return 0, nil, nil, err
 			}
 			forbidden = forbidden || r.forbidden
 			if len(r.own)+len(r.files)+len(r.merged)+len(r.refs)+len(r.aliases) > 0 {
@@ -165,7 +194,7 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 	}
 	exists, err := s.existence(ctx, s.store, p.Account, named)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	found := func(k Kind, id string) bool { return exists[k][id] }
 	var all []Problem
@@ -182,9 +211,9 @@ func (s *Service) checkBatch(ctx context.Context, p Principal, codec *Codec, kin
 		}
 	}
 	if len(all) == 0 && forbidden {
-		return 0, nil, errForbidden()
+		return 0, nil, nil, errForbidden()
 	}
-	return count, all, nil
+	return count, windows, all, nil
 }
 
 // checkedRecord is a submitted record decoded with its field rules, and

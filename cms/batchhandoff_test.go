@@ -8,20 +8,20 @@ import (
 
 func TestHandoff(t *testing.T) {
 	t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
-	payload := func(n int) []byte { return []byte(strings.Repeat("x", n)) }
+	payload := func(n int) handoffEntry { return handoffEntry{payload: []byte(strings.Repeat("x", n))} }
 	h := newHandoff(100)
 	h.put("a", payload(40), t0, time.Minute)
 	h.put("b", payload(40), t0.Add(time.Second), time.Minute)
-	if got := h.take("a"); len(got) != 40 {
+	if got := h.take("a").payload; len(got) != 40 {
 		t.Fatalf("take a: %d bytes, want 40", len(got))
 	}
-	if got := h.take("a"); got != nil {
+	if got := h.take("a").payload; got != nil {
 		t.Errorf("a taken twice: %d bytes", len(got))
 	}
 	// c fits beside b; d does not: the oldest (b) goes first.
 	h.put("c", payload(50), t0.Add(2*time.Second), time.Minute)
 	h.put("d", payload(30), t0.Add(3*time.Second), time.Minute)
-	if h.take("b") != nil || len(h.take("c")) != 50 || len(h.take("d")) != 30 {
+	if h.take("b").payload != nil || len(h.take("c").payload) != 50 || len(h.take("d").payload) != 30 {
 		t.Error("b should have made room for d; c and d kept")
 	}
 	if h.size != 0 || len(h.entries) != 0 {
@@ -32,7 +32,7 @@ func TestHandoff(t *testing.T) {
 	h.put("e", payload(10), t0, time.Minute)
 	h.put("f", payload(10), t0.Add(2*time.Minute), time.Minute)
 	h.put("g", payload(101), t0.Add(2*time.Minute), time.Minute)
-	if h.take("e") != nil || len(h.take("f")) != 10 || h.take("g") != nil {
+	if h.take("e").payload != nil || len(h.take("f").payload) != 10 || h.take("g").payload != nil {
 		t.Error("e outlived its lease, or g over the bound was kept")
 	}
 	if h.size != 0 || len(h.entries) != 0 {

@@ -3,6 +3,7 @@ package cms
 import (
 	"context"
 	"errors"
+	"maps"
 	"reflect"
 	"slices"
 )
@@ -319,10 +320,14 @@ func (p *batchPlan) take(id string, r *plannedRecord, key aliasKey) {
 
 // generate gives a new record the aliases makeAliases would, asking the
 // plan instead of the store (planAliases), and returns its problems (no
-// number left).
+// number left). makeAliases reads the merged record's id, titles and
+// aliases only: those are all generate merges, and it leaves rec as it is
+// (mergeRecord would take rec's maps, which the worker may upsert later).
+// A title "" reads as none, as merged.
 func (p *batchPlan) generate(ctx context.Context, id string, r *plannedRecord, rec Record) ([]fieldProblem, error) {
-	merged := newWithDefaults(p.kind, id)
-	mergeRecord(p.svc.doc.kinds[p.kind].spec, merged, rec)
+	merged := NewRecord(p.kind)
+	c := merged.Common()
+	*c.ID, *c.Title, *c.URLAlias = id, *rec.Common().Title, maps.Clone(*rec.Common().URLAlias)
 	view := &planAliases{upsertStore: p.store, plan: p, numbered: map[string]bool{}}
 	err := p.svc.makeAliases(ctx, view, Principal{Account: p.account, Langs: p.langs}, merged, rec)
 	var problems []fieldProblem

@@ -79,8 +79,8 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 	if err != nil {
 		return false, err
 	}
+	handed := s.handoff.take(b.ID)
 	if b.Attempts > s.opts.BatchMaxAttempts {
-		s.handoff.take(b.ID)
 		s.log.ErrorContext(ctx, "cms: batch given up", "batch", b.ID, "attempts", b.Attempts-1)
 		fail := BatchResult{Error: fmt.Sprintf("Batch process given up after %d attempts", b.Attempts-1)}
 		if err := s.store.FinishBatch(ctx, b.ID, owner, BatchError, fail, s.Now()); err != nil {
@@ -91,7 +91,7 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 	}
 	started := time.Now()
 	handedOver := true
-	if b.Payload = s.handoff.take(b.ID); b.Payload == nil {
+	if b.Payload = handed.payload; b.Payload == nil {
 		handedOver = false
 		if b.Payload, err = s.store.BatchPayload(ctx, b.ID); err != nil {
 			return true, fmt.Errorf("cms: reading batch %s: %w", b.ID, err) // its lease brings it back
@@ -135,14 +135,14 @@ func (s *Service) ProcessBatch(ctx context.Context, owner string) (bool, error) 
 			}
 		}
 	}()
-	res, applyErr := s.applyBatchSettled(applyCtx, b, owner, run)
+	res, applyErr := s.applyBatchSettled(applyCtx, b, owner, run, &handed)
 	cancel()
 	<-beats
 	switch {
 	case applyErr == nil: // done, recorded in the batch's own transaction
 		s.log.InfoContext(ctx, "cms: batch applied", "batch", b.ID, "account", b.Account, "kind", string(b.Kind),
 			"records", b.Count, "created", res.Created, "updated", res.Updated, "skipped", res.Skipped,
-			"attempt", b.Attempts, "handed_over", handedOver, "duration", time.Since(started))
+			"attempt", b.Attempts, "handed_over", handedOver, "records_handed_over", handed.decoded, "duration", time.Since(started))
 		s.opts.Observer.BatchFinished(b.Kind, BatchDone, res, time.Since(started))
 		return true, nil
 	case leaseLost.Load() || errors.Is(applyErr, errBatchNotHeld):
@@ -193,13 +193,13 @@ func (s *Service) endLease(ctx context.Context, id, owner string) {
 // applyBatchSafely is applyBatch with a panic of its goroutine turned into
 // an error (the transaction rolled back): the batch ends in error instead
 // of taking the process down after every lease.
-func (s *Service) applyBatchSafely(ctx context.Context, b *Batch, owner string, run *batchRun) (res BatchResult, err error) {
+func (s *Service) applyBatchSafely(ctx context.Context, b *Batch, owner string, run *batchRun, handed *handoffEntry) (res BatchResult, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = panicError(v)
 		}
 	}()
-	return s.applyBatch(ctx, b, owner, run)
+	return s.applyBatch(ctx, b, owner, run, handed)
 }
 
 // applyBatchSettled applies a batch, and applies it again, after a wait
@@ -209,10 +209,10 @@ func (s *Service) applyBatchSafely(ctx context.Context, b *Batch, owner string, 
 // Options.BatchMaxAttempts, and neither ends the batch in error: it is
 // tried until it applies, fails for a reason of its own, or ctx ends (the
 // service stops, or the lease passed to another worker).
-func (s *Service) applyBatchSettled(ctx context.Context, b *Batch, owner string, run *batchRun) (BatchResult, error) {
+func (s *Service) applyBatchSettled(ctx context.Context, b *Batch, owner string, run *batchRun, handed *handoffEntry) (BatchResult, error) {
 	races := 0
 	for attempt := 1; ; attempt++ {
-		res, err := s.applyBatchSafely(ctx, b, owner, run)
+		res, err := s.applyBatchSafely(ctx, b, owner, run, handed)
 		if err == nil || ErrorCode(err) != CodeUnavailable || errors.Is(err, errBatchNotHeld) || ctx.Err() != nil {
 			return res, err
 		}
@@ -288,7 +288,10 @@ func batchErrorText(err error) string {
 // through upsertIn, the rules of single upserts, chunk by chunk over a
 // bulkTx, so each chunk is read and written in a few statements. Each
 // chunk written advances run; the result lists every record's outcome.
-func (s *Service) applyBatch(ctx context.Context, b *Batch, owner string, run *batchRun) (BatchResult, error) {
+// The records are those the submit decoded when handed kept them for the
+// account's languages (the first apply only), else decoded from the
+// payload.
+func (s *Service) applyBatch(ctx context.Context, b *Batch, owner string, run *batchRun, handed *handoffEntry) (BatchResult, error) {
 	acc, err := s.store.GetAccount(ctx, b.Account)
 	if err != nil {
 		return BatchResult{}, err
@@ -298,6 +301,7 @@ func (s *Service) applyBatch(ctx context.Context, b *Batch, owner string, run *b
 	if err != nil {
 		return BatchResult{}, err
 	}
+	kept := handed.records(codec)
 	var res BatchResult
 	// A batch's transaction gets a batch's limits, not a request's.
 	ctx = withChangeAuthor(ctx, p.User)
@@ -314,22 +318,15 @@ func (s *Service) applyBatch(ctx context.Context, b *Batch, owner string, run *b
 			}
 			bulk := newBulkTx(tx, s.doc, acc.ID, b.Kind)
 			defer bulk.settle() // a write in flight ends before the transaction does
-			split, err := newRecordSplitter(b.Payload)
+			decodeCtx, stop := context.WithCancel(ctx)
+			defer stop()
+			windows, err := s.batchWindows(decodeCtx, b, codec, kept)
 			if err != nil {
 				return err
 			}
-			decodeCtx, stop := context.WithCancel(ctx)
-			defer stop()
-			decode := func(raw []byte) (Record, error) {
-				rec := NewRecord(b.Kind)
-				err := codec.decodeBytes(raw, rec, false)
-				s.sanitize(acc.ID, rec)
-				return rec, err
-			}
+			kept = nil // upserted, they change: a transaction run again decodes
 			done := 0
-			// The next chunk is decoded a chunk ahead of the writes, so
-			// decoding and storing share the cores.
-			for w := range decodedWindows(decodeCtx, split, math.MaxInt, decode) {
+			for w := range windows {
 				if err := cmp.Or(append(w.errs, w.err)...); err != nil {
 					return err
 				}
@@ -388,6 +385,31 @@ func (s *Service) applyBatch(ctx context.Context, b *Batch, owner string, run *b
 		})
 	})
 	return res, err
+}
+
+// batchWindows are the records of a batch in windows of bulkChunk: kept,
+// when not nil, else decoded from its payload a window ahead of the
+// caller, so decoding and storing share the cores.
+func (s *Service) batchWindows(ctx context.Context, b *Batch, codec *Codec, kept [][]Record) (<-chan decodedWindow[Record], error) {
+	if kept != nil {
+		out := make(chan decodedWindow[Record], len(kept))
+		for _, w := range kept {
+			out <- decodedWindow[Record]{items: w}
+		}
+		close(out)
+		return out, nil
+	}
+	split, err := newRecordSplitter(b.Payload)
+	if err != nil {
+		return nil, err
+	}
+	decode := func(raw []byte) (Record, error) {
+		rec := NewRecord(b.Kind)
+		err := codec.decodeBytes(raw, rec, false)
+		s.sanitize(b.Account, rec)
+		return rec, err
+	}
+	return decodedWindows(ctx, split, math.MaxInt, decode), nil
 }
 
 // applyBatchDelete applies deleteElementIrreversibly of a batch record on

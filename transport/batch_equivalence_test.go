@@ -2,13 +2,16 @@ package transport
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"maps"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bwcms/cms/cms"
 )
@@ -21,6 +24,9 @@ import (
 // upserts in the same order, and every stored record, read back through the
 // API, must be the same. Batches hold about 300 records where a chunk
 // boundary matters, and the special records sit on both sides of it.
+// Each batch is applied twice, in envs of their own: by a worker step
+// that decodes its stored body, and by a running worker that takes the
+// records its submit decoded (the handoff).
 
 // upsert is one single upsert of a scenario's setup.
 type upsert struct{ kind, body string }
@@ -70,31 +76,33 @@ func TestBatchEquivalence(t *testing.T) {
 					sameRecords(t, "batch (A) vs setup only (C)", dumpAll(t, a), dumpAll(t, fresh()))
 					return
 				}
-				got := applyBatch(t, a, c.kind, c.batch)
-				if got.Count != len(c.batch) {
-					t.Errorf("batch count %d, want %d", got.Count, len(c.batch))
-				}
 				if (singly.firstFail != "") != c.fails {
 					t.Fatalf("single upserts: first refusal %q; the scenario expects fails=%v", singly.firstFail, c.fails)
 				}
-				if c.fails {
-					// All or nothing: the batch says why, with the text of
-					// the first refused single upsert, and A is left as
-					// the setup made it.
-					if got.Status != "error" || got.Error != singly.firstFail {
-						t.Errorf("batch ended %s with error %q; want error %q", got.Status, got.Error, singly.firstFail)
+				for i, got := range []batchOutcome{applyBatch(t, a, c.kind, c.batch), applyBatchHandedOver(t, st.open, c.setup, c.kind, c.batch)} {
+					how := []string{"decoded by the worker", "decoded at submit"}[i]
+					if got.Count != len(c.batch) {
+						t.Errorf("batch (%s) count %d, want %d", how, got.Count, len(c.batch))
 					}
-					sameRecords(t, "batch (A) vs setup only (C)", dumpAll(t, a), dumpAll(t, fresh()))
-					return
+					if c.fails {
+						// All or nothing: the batch says why, with the text of
+						// the first refused single upsert, and A is left as
+						// the setup made it.
+						if got.Status != "error" || got.Error != singly.firstFail {
+							t.Errorf("batch (%s) ended %s with error %q; want error %q", how, got.Status, got.Error, singly.firstFail)
+						}
+						sameRecords(t, "batch (A, "+how+") vs setup only (C)", got.records, dumpAll(t, fresh()))
+						continue
+					}
+					if got.Status != "done" {
+						t.Fatalf("batch (%s) ended %s: %s", how, got.Status, got.Error)
+					}
+					if got.Created != singly.created || got.Updated != singly.updated || got.Skipped != singly.skipped {
+						t.Errorf("batch (%s) created/updated/skipped %d/%d/%d; single upserts %d/%d/%d",
+							how, got.Created, got.Updated, got.Skipped, singly.created, singly.updated, singly.skipped)
+					}
+					sameRecords(t, "batch (A, "+how+") vs single upserts (B)", got.records, dumpAll(t, b))
 				}
-				if got.Status != "done" {
-					t.Fatalf("batch ended %s: %s", got.Status, got.Error)
-				}
-				if got.Created != singly.created || got.Updated != singly.updated || got.Skipped != singly.skipped {
-					t.Errorf("batch created/updated/skipped %d/%d/%d; single upserts %d/%d/%d",
-						got.Created, got.Updated, got.Skipped, singly.created, singly.updated, singly.skipped)
-				}
-				sameRecords(t, "batch (A) vs single upserts (B)", dumpAll(t, a), dumpAll(t, b))
 			})
 		}
 	}
@@ -110,15 +118,18 @@ func applySetup(t *testing.T, e *env, setup []upsert) {
 	}
 }
 
-// batchOutcome is the status of a finished batch.
+// batchOutcome is the status of a finished batch, and every record
+// stored after it (dumpAll).
 type batchOutcome struct {
 	Status                    string
 	Count                     int
 	Created, Updated, Skipped int
 	Error                     string
+	records                   map[string]string
 }
 
-// applyBatch sends records as one batch, runs it, and returns its status.
+// applyBatch sends records as one batch, runs it with a worker step
+// (which decodes the stored body), and returns its status.
 func applyBatch(t *testing.T, e *env, kind string, records []string) batchOutcome {
 	t.Helper()
 	id := submit(t, e, kind, "["+strings.Join(records, ",")+"]")
@@ -127,7 +138,69 @@ func applyBatch(t *testing.T, e *env, kind string, records []string) batchOutcom
 	if err := json.Unmarshal([]byte(statusOf(t, e, kind, id)), &o); err != nil {
 		t.Fatal(err)
 	}
+	o.records = dumpAll(t, e)
 	return o
+}
+
+// applyBatchHandedOver is applyBatch in a new env on open after setup,
+// whose running worker applies the batch with the records its submit
+// decoded (the log says so).
+func applyBatchHandedOver(t *testing.T, open func(testing.TB) cms.Store, setup []upsert, kind string, records []string) batchOutcome {
+	t.Helper()
+	log := new(lockedBuffer)
+	e := newEnv(t, envOptions{store: open, svc: func(o *cms.Options) { o.Logger = slog.New(slog.NewTextHandler(log, nil)) }})
+	applySetup(t, e, setup)
+	ctx, cancel := context.WithCancel(t.Context())
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		e.svc.RunBatchWorkers(ctx, 1)
+	}()
+	defer func() {
+		cancel()
+		<-stopped
+	}()
+	// An empty batch, applied, tells that the worker runs: the next
+	// submit hands its records over.
+	waitBatch(t, e, kind, submit(t, e, kind, "[]"))
+	o := waitBatch(t, e, kind, submit(t, e, kind, "["+strings.Join(records, ",")+"]"))
+	o.records = dumpAll(t, e)
+	if o.Status == "done" {
+		waitLogged(t, log, fmt.Sprintf(" records=%d created=%d updated=%d skipped=%d attempt=1 handed_over=true records_handed_over=true ",
+			len(records), o.Created, o.Updated, o.Skipped))
+	}
+	return o
+}
+
+// waitLogged waits until a line of log, one a worker writes after the
+// batch's status reads done, holds want.
+func waitLogged(t *testing.T, log *lockedBuffer, want string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(log.String(), want); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no log line with %q in:\n%s", want, log.String())
+		}
+	}
+}
+
+// waitBatch waits for a batch the env's running worker applies to end,
+// and returns its status.
+func waitBatch(t *testing.T, e *env, kind, id string) batchOutcome {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var o batchOutcome
+		if err := json.Unmarshal([]byte(statusOf(t, e, kind, id)), &o); err != nil {
+			t.Fatal(err)
+		}
+		if o.Status == "done" || o.Status == "error" {
+			return o
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("batch %s still %s after a minute", id, o.Status)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // singleOutcomes counts the answers of single upserts as a batch counts

@@ -239,16 +239,21 @@ func TestBatchWorkers(t *testing.T) {
 }
 
 // TestBatchInstances: two instances on one PostgreSQL database share 50
-// batches; each is applied exactly once.
+// batches; each is applied exactly once. Half are submitted while the
+// workers run: the first instance's take its records from their submit,
+// the second's read them from the store.
 func TestBatchInstances(t *testing.T) {
 	t.Parallel()
 	open := testenv.PostgresAt(pgtest.DSN(t), &postgres.Options{})
 	first := open(t)
 	e := newEnv(t, envOptions{store: func(testing.TB) cms.Store { return first }})
 	ids := make([]string, 50)
-	for i := range ids {
-		ids[i] = submit(t, e, "resource", fmt.Sprintf(`[{"id":"inst%02d"}]`, i))
+	submitAll := func(ids []string, from int) {
+		for i := range ids {
+			ids[i] = submit(t, e, "resource", fmt.Sprintf(`[{"id":"inst%02d"}]`, from+i))
+		}
 	}
+	submitAll(ids[:25], 0)
 	second, err := cms.NewService(open(t), &cms.Options{Now: e.clock.Now, BatchPoll: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -257,6 +262,7 @@ func TestBatchInstances(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	wg.Go(func() { e.svc.RunBatchWorkers(ctx, 2) })
 	wg.Go(func() { second.RunBatchWorkers(ctx, 2) })
+	submitAll(ids[25:], 25)
 	deadline := time.Now().Add(60 * time.Second)
 	for _, id := range ids {
 		for {
@@ -556,6 +562,113 @@ func TestBatchHandoff(t *testing.T) {
 		if !logged() {
 			t.Errorf("no log line with %q in:\n%s", want, log.String())
 		}
+	}
+}
+
+// gatedClaims is a store whose batch claims wait until gate is closed;
+// asked is closed at the first claim asked (a worker runs).
+type gatedClaims struct {
+	cms.Store
+	gate, asked chan struct{}
+	once        *sync.Once
+}
+
+func (g gatedClaims) ClaimBatch(ctx context.Context, owner string, now, leaseUntil time.Time) (*cms.Batch, error) {
+	g.once.Do(func() { close(g.asked) })
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return g.Store.ClaimBatch(ctx, owner, now, leaseUntil)
+}
+
+// TestBatchHandedOverChangedBeforeApply: the records a submit decoded and
+// hands over to its worker are applied as the body asks, judged against
+// the records stored when the batch runs: a record new at submit, made
+// by another client before the batch runs, is updated (a language given
+// "" removed, an alias kept), as single upserts in that order would.
+func TestBatchHandedOverChangedBeforeApply(t *testing.T) {
+	t.Parallel()
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			const (
+				between = `{"id":"late","title":"Before","title_it":"Prima","shortDescription_de":"Vorher","urlAlias":"/before"}`
+				early   = `{"id":"early","title":"Early","title_it":""}`
+				late    = `{"id":"late","title":"Late","title_it":"","shortDescription_de":"","htmlContent":"<p onclick=\"x()\">Late</p>"}`
+			)
+			gate, asked := make(chan struct{}), make(chan struct{})
+			log := new(lockedBuffer)
+			e := newEnv(t, envOptions{
+				store: func(tb testing.TB) cms.Store { return gatedClaims{st.open(tb), gate, asked, new(sync.Once)} },
+				svc:   func(o *cms.Options) { o.Logger = slog.New(slog.NewTextHandler(log, nil)) },
+			})
+			ctx, cancel := context.WithCancel(t.Context())
+			stopped := make(chan struct{})
+			go func() {
+				defer close(stopped)
+				e.svc.RunBatchWorkers(ctx, 1)
+			}()
+			defer func() { cancel(); <-stopped }()
+			<-asked
+			id := submit(t, e, "resource", "["+early+","+late+"]")
+			if w := e.send("admin", "POST", "/api/bw/v2/resource", between, nil); w.Code != 201 {
+				t.Fatalf("upsert between submit and apply: %d %s", w.Code, w.Body)
+			}
+			close(gate)
+			if got := waitBatch(t, e, "resource", id); got.Status != "done" || got.Created != 1 || got.Updated != 1 {
+				t.Fatalf("batch: %+v; want done, 1 created, 1 updated", got)
+			}
+			waitLogged(t, log, " records=2 created=1 updated=1 skipped=0 attempt=1 handed_over=true records_handed_over=true ")
+
+			singly := newEnv(t, envOptions{store: st.open})
+			for _, body := range []string{between, early, late} {
+				if w := singly.send("admin", "POST", "/api/bw/v2/resource", body, nil); w.Code > 202 {
+					t.Fatalf("single upsert %s: %d %s", body, w.Code, w.Body)
+				}
+			}
+			sameRecords(t, "batch handed over vs single upserts", dumpAll(t, e), dumpAll(t, singly))
+			w := e.send("admin", "GET", "/api/bw/v2/resource/late", "", nil)
+			for _, gone := range []string{"Prima", "Vorher", "onclick"} {
+				if strings.Contains(w.Body.String(), gone) {
+					t.Errorf("late still holds %q: %s", gone, w.Body)
+				}
+			}
+		})
+	}
+}
+
+// TestBatchHandedOverLanguageAdded: records a submit decoded are not
+// handed over once the account's languages changed: the worker decodes
+// the body in the languages the account has when the batch runs.
+func TestBatchHandedOverLanguageAdded(t *testing.T) {
+	t.Parallel()
+	gate, asked := make(chan struct{}), make(chan struct{})
+	log := new(lockedBuffer)
+	e := newEnv(t, envOptions{
+		store: func(tb testing.TB) cms.Store { return gatedClaims{openSQLite(tb), gate, asked, new(sync.Once)} },
+		svc:   func(o *cms.Options) { o.Logger = slog.New(slog.NewTextHandler(log, nil)) },
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		e.svc.RunBatchWorkers(ctx, 1)
+	}()
+	defer func() { cancel(); <-stopped }()
+	<-asked
+	id := submit(t, e, "resource", `[{"id":"lang1","title":"Lingua"}]`)
+	if _, err := e.svc.AddLanguage(t.Context(), "acme", "fr"); err != nil {
+		t.Fatal(err)
+	}
+	close(gate)
+	if got := waitBatch(t, e, "resource", id); got.Status != "done" || got.Created != 1 {
+		t.Fatalf("batch: %+v; want done, 1 created", got)
+	}
+	waitLogged(t, log, " records=1 created=1 updated=0 skipped=0 attempt=1 handed_over=true records_handed_over=false ")
+	if got := field(t, e.send("admin", "GET", "/api/bw/v2/resource/lang1/published/*", "", nil), "title"); got != "Lingua" {
+		t.Errorf("title %v, want Lingua", got)
 	}
 }
 
