@@ -8,7 +8,9 @@
 -- write goes through the triggers, records' rowids never change under
 -- them). Records without a location have no row: their writes run the
 -- triggers' WHEN test only, and records_geo, which held every record,
--- goes.
+-- goes. A trigger tests for its scope before adding it rather than
+-- INSERT OR IGNORE: the conflict clause of the statement firing it (an
+-- upsert's update) would take the place of the IGNORE.
 DROP INDEX IF EXISTS records_geo;
 --bun:split
 CREATE TABLE IF NOT EXISTS geo_scopes (
@@ -29,7 +31,8 @@ WHERE lat IS NOT NULL AND lon IS NOT NULL;
 CREATE TRIGGER IF NOT EXISTS records_box_insert AFTER INSERT ON records
 WHEN NEW.lat IS NOT NULL AND NEW.lon IS NOT NULL
 BEGIN
-    INSERT OR IGNORE INTO geo_scopes (key) VALUES (NEW.account || '|' || NEW.kind);
+    INSERT INTO geo_scopes (key) SELECT NEW.account || '|' || NEW.kind
+    WHERE NOT EXISTS (SELECT 1 FROM geo_scopes WHERE key = NEW.account || '|' || NEW.kind);
     INSERT INTO records_box
     SELECT NEW.rowid, n, n, NEW.lat, NEW.lat, NEW.lon, NEW.lon FROM geo_scopes WHERE key = NEW.account || '|' || NEW.kind;
 END;
@@ -38,8 +41,9 @@ CREATE TRIGGER IF NOT EXISTS records_box_update AFTER UPDATE OF lat, lon ON reco
 WHEN OLD.lat IS NOT NEW.lat OR OLD.lon IS NOT NEW.lon
 BEGIN
     DELETE FROM records_box WHERE rid = OLD.rowid;
-    INSERT OR IGNORE INTO geo_scopes (key)
-    SELECT NEW.account || '|' || NEW.kind WHERE NEW.lat IS NOT NULL AND NEW.lon IS NOT NULL;
+    INSERT INTO geo_scopes (key) SELECT NEW.account || '|' || NEW.kind
+    WHERE NEW.lat IS NOT NULL AND NEW.lon IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM geo_scopes WHERE key = NEW.account || '|' || NEW.kind);
     INSERT INTO records_box
     SELECT NEW.rowid, n, n, NEW.lat, NEW.lat, NEW.lon, NEW.lon FROM geo_scopes
     WHERE key = NEW.account || '|' || NEW.kind AND NEW.lat IS NOT NULL AND NEW.lon IS NOT NULL;
