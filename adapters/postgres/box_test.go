@@ -2,11 +2,13 @@ package postgres
 
 import (
 	"fmt"
+	"io/fs"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/bwcms/cms/adapters/postgres/pgtest"
 	"github.com/bwcms/cms/cms"
 )
 
@@ -129,4 +131,96 @@ func listIDs(t *testing.T, s *Store, p cms.ListParams) []string {
 		ids = append(ids, e.Record.RecordID())
 	}
 	return ids
+}
+
+// TestBoxMigration upgrades a store written before migration 36
+// (records_geo): records_box holds the located records stored before, so
+// a box answers them through it, and the writes after the upgrade keep
+// it in step; records_geo is gone.
+func TestBoxMigration(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	dsn := pgtest.DSN(t)
+	all, err := fs.ReadDir(migrations, "migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := slices.IndexFunc(all, func(e fs.DirEntry) bool { return e.Name() == "20261127000036_records_box.tx.up.sql" })
+	if before < 0 {
+		t.Fatal("migration 36 not found")
+	}
+	old, err := Open(ctx, dsn, &Options{MaxConns: 4, migrations: firstMigrations(t, before)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	of := cms.NullOf[float64]
+	recs := []struct {
+		account string
+		rec     cms.Record
+	}{
+		{"a", &cms.Resource{ID: "in-1", LocationLat: of(45.5), LocationLon: of(9.5)}},
+		{"a", &cms.Resource{ID: "in-2", LocationLat: of(46), LocationLon: of(10)}},
+		{"a", &cms.Resource{ID: "out", LocationLat: of(44), LocationLon: of(9.5)}},
+		{"a", &cms.Resource{ID: "unlocated"}},
+		{"a", &cms.Map{ID: "m-in", LocationLat: of(45.2), LocationLon: of(9.2)}},
+		{"b", &cms.Resource{ID: "b-in", LocationLat: of(45.5), LocationLon: of(9.5)}},
+	}
+	for _, r := range recs {
+		if err := old.PutRecord(ctx, &cms.Entry{Account: r.account, Record: r.rec}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old.Close()
+	s, err := Open(ctx, dsn, &Options{MaxConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	box := &cms.BBox{MinLon: 9, MinLat: 45, MaxLon: 10, MaxLat: 46}
+	check := func(when, account string, kind cms.Kind, want ...string) {
+		t.Helper()
+		got := listIDs(t, s, cms.ListParams{Account: account, Kind: kind, Published: cms.PublishedAny, BBox: box})
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: %s %s: got %v, want %v", when, account, kind, got, want)
+		}
+	}
+	check("upgraded", "a", cms.KindResource, "in-1", "in-2")
+	check("upgraded", "a", cms.KindMap, "m-in")
+	check("upgraded", "b", cms.KindResource, "b-in")
+	var indexes []string
+	if err := s.Write().NewRaw("SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'records' ORDER BY 1").
+		Scan(ctx, &indexes); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(indexes, "records_box") || slices.Contains(indexes, "records_geo") {
+		t.Errorf("records' indexes: %v, want records_box and no records_geo", indexes)
+	}
+	// The box read through the index (no sequential scan on a table this
+	// small without it forbidden).
+	query, args := s.ListQuery(cms.ListParams{Account: "a", Kind: cms.KindResource, Published: cms.PublishedAny, BBox: box}, "", 256)
+	conn, err := s.Write().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	if err := conn.NewRaw("EXPLAIN "+query, args...).Scan(ctx, &plan); err != nil {
+		t.Fatal(err)
+	}
+	if text := strings.Join(plan, "\n"); !strings.Contains(text, "Index Scan on records_box") && !strings.Contains(text, "Index Scan using records_box") {
+		t.Errorf("the box does not read records_box:\n%s", text)
+	}
+	if err := s.PutRecord(ctx, &cms.Entry{Account: "a", Record: &cms.Resource{ID: "in-1", LocationLat: of(47), LocationLon: of(9.5)}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutRecord(ctx, &cms.Entry{Account: "a", Record: &cms.Resource{ID: "out", LocationLat: of(45.1), LocationLon: of(9.1)}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteRecord(ctx, "a", cms.KindResource, "in-2"); err != nil {
+		t.Fatal(err)
+	}
+	check("written after", "a", cms.KindResource, "out")
 }
