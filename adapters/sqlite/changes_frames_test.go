@@ -17,9 +17,10 @@ import (
 // 300 creates, the WAL emptied, b.N creates, the WAL's frames counted.
 // Unlike the time, the count does not move with the machine's load.
 // unlocated is the create with the changes of a Resource without a
-// location (no row in the location index).
+// location (no row in the location index), spread one whose location
+// differs from the others' (the same point for all, else).
 func BenchmarkChangeFrames(b *testing.B) {
-	for _, name := range []string{"changes", "without", "unlocated"} {
+	for _, name := range []string{"changes", "without", "unlocated", "spread"} {
 		without := name == "without"
 		b.Run(name, func(b *testing.B) {
 			s, err := Open(b.Context(), filepath.Join(b.TempDir(), "cms.db"), &Options{CheckpointEvery: time.Hour})
@@ -33,8 +34,14 @@ func BenchmarkChangeFrames(b *testing.B) {
 				i++
 				id := fmt.Sprintf("new%07d", i)
 				body := cmstest.ChangeBenchRecord(id, "Create "+id)
-				if name == "unlocated" {
+				switch name {
+				case "unlocated":
 					body = strings.Replace(body, `"locationLat":45.1,"locationLon":7.6,`, "", 1)
+				case "spread":
+					// A grid of 1,000 columns of 0.001°, in no order.
+					k := i * 7919 % 1000003
+					body = strings.Replace(body, `"locationLat":45.1,"locationLon":7.6,`,
+						fmt.Sprintf(`"locationLat":%.3f,"locationLon":%.3f,`, 45+float64(k/1000)/1000, 7+float64(k%1000)/1000), 1)
 				}
 				if _, err := svc.Upsert(ctx, cms.KindResource, []byte(body), nil); err != nil {
 					b.Fatal(err)
