@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"fmt"
 	"io/fs"
 	"strings"
 	"sync"
@@ -141,37 +140,6 @@ func TestMigrationKeepsWaitingBatches(t *testing.T) {
 		}
 		return s.Store, nil
 	})
-}
-
-// TestBBoxUsesIndex shows that a bounding-box list over many records is
-// answered from the location index once the table has statistics.
-func TestBBoxUsesIndex(t *testing.T) {
-	t.Parallel()
-	ctx := t.Context()
-	s := openTestStore(t, patientOptions())
-	err := s.WithTx(ctx, func(tx cms.Store) error {
-		for i := range 5000 {
-			r := &cms.Resource{ID: fmt.Sprintf("r-%05d", i), Published: cms.Some(true),
-				LocationLat: cms.NullOf(float64(i%170) - 85), LocationLon: cms.NullOf(float64(i%350) - 175)}
-			if err := tx.PutRecord(ctx, &cms.Entry{Account: "a", Record: r, Updated: time.Now()}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Write().ExecContext(ctx, "ANALYZE records"); err != nil {
-		t.Fatal(err)
-	}
-	query, args := s.ListQuery(cms.ListParams{Account: "a", Kind: cms.KindResource,
-		BBox: &cms.BBox{MinLon: 9, MinLat: 45, MaxLon: 10, MaxLat: 46}}, "", 256)
-	text := explain(t, s, query, args)
-	if !strings.Contains(text, "records_geo") || strings.Contains(text, "Seq Scan on records") {
-		t.Fatalf("plan does not use records_geo:\n%s", text)
-	}
-	t.Logf("query plan:\n%s", text)
 }
 
 func TestUpgradeRepairsAliases(t *testing.T) {

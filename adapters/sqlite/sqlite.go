@@ -158,6 +158,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		Features:     cms.Features{Name: "sqlite"},
 		Translate:    func(err error) error { return translate(err, room) },
 		NamesIndexes: true,
+		RTree:        true,
 		InStr:        "instr",
 		ClockMicros:  "CAST(unixepoch('subsec') * 1000000 AS INTEGER)",
 		// One writer, whose statements take microseconds: watching the

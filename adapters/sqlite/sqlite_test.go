@@ -168,19 +168,6 @@ func TestMigrationKeepsWaitingBatches(t *testing.T) {
 	})
 }
 
-// TestBBoxUsesIndex shows that a bounding-box list is answered from the
-// location index, not by scanning the records.
-func TestBBoxUsesIndex(t *testing.T) {
-	t.Parallel()
-	s := openTestStore(t)
-	plan := explain(t, s, cms.ListParams{Account: "a", Kind: cms.KindResource,
-		BBox: &cms.BBox{MinLon: 9, MinLat: 45, MaxLon: 10, MaxLat: 46}})
-	if !strings.Contains(plan, "USING INDEX records_geo") || strings.Contains(plan, "SCAN records ") {
-		t.Fatalf("plan does not use records_geo:\n%s", plan)
-	}
-	t.Logf("query plan:\n%s", plan)
-}
-
 func explain(tb testing.TB, s *Store, p cms.ListParams) string {
 	tb.Helper()
 	query, args := s.ListQuery(p, "", 256)

@@ -2,7 +2,9 @@ package cmstest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -11,6 +13,9 @@ import (
 
 	"github.com/bwcms/cms/cms"
 )
+
+// errRolledBack ends a transaction a test rolls back.
+var errRolledBack = errors.New("rolled back")
 
 func testList(t *testing.T, open func(t *testing.T) cms.Store) {
 	t.Parallel()
@@ -132,6 +137,87 @@ func testList(t *testing.T, open func(t *testing.T) cms.Store) {
 				t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
 			}
 		}
+	})
+
+	// BoxWrites: a box answers what the writes left, through whatever
+	// location index the store keeps: records moved into and out of it by
+	// an update, deleted, written by PutRecords, a write rolled back, and
+	// records on its edges at coordinates no float32 holds (an index of
+	// float32 boxes must not drop them), beside others just outside.
+	t.Run("BoxWrites", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		of := cms.NullOf[float64]
+		located := func(id string, lat, lon float64) *cms.Resource {
+			r := resource(id)
+			r.LocationLat, r.LocationLon = of(lat), of(lon)
+			return r
+		}
+		// Edges of many digits; the records outside are a few float32
+		// steps (about 4e-6 at these latitudes) or a double's away.
+		box := &cms.BBox{MinLon: 9.123456789012, MinLat: 45.987654321098, MaxLon: 9.223456789012, MaxLat: 46.087654321098}
+		next := math.Nextafter
+		put(t, s, "a", located("edge-sw", box.MinLat, box.MinLon))
+		put(t, s, "a", located("edge-ne", box.MaxLat, box.MaxLon))
+		put(t, s, "a", located("edge-nw", box.MaxLat, box.MinLon))
+		put(t, s, "a", located("edge-s", box.MinLat, 9.2))
+		put(t, s, "a", located("out-s", next(box.MinLat, 0), 9.2))
+		put(t, s, "a", located("out-n", next(box.MaxLat, 90), 9.2))
+		put(t, s, "a", located("out-w", 46, box.MinLon-1e-9))
+		put(t, s, "a", located("out-e", 46, box.MaxLon+2e-6))
+		put(t, s, "a", located("mover", 40, 9.2))
+		put(t, s, "a", located("leaver", 46, 9.2))
+		put(t, s, "a", located("gone", 46.01, 9.2))
+		put(t, s, "a", resource("unlocated"))
+		put(t, s, "b", located("other", 46, 9.2)) // another account's, inside
+		p := cms.ListParams{Account: "a", Kind: cms.KindResource, Published: cms.PublishedAny, BBox: box}
+		check := func(when string, want ...string) {
+			t.Helper()
+			slices.Sort(want)
+			if got := listIDs(t, s, p); !slices.Equal(got, want) {
+				t.Errorf("%s: got %v, want %v", when, got, want)
+			}
+		}
+		edges := []string{"edge-ne", "edge-nw", "edge-s", "edge-sw"}
+		check("stored", append(edges, "gone", "leaver")...)
+
+		put(t, s, "a", located("mover", 46.05, 9.15))
+		put(t, s, "a", located("leaver", 46, 10))
+		unlocated := resource("unlocated")
+		unlocated.LocationLat, unlocated.LocationLon = of(46.02), of(9.2)
+		put(t, s, "a", unlocated)
+		must(t, s.DeleteRecord(ctx, "a", cms.KindResource, "gone"))
+		check("updated and deleted", append(edges, "mover", "unlocated")...)
+
+		// A location taken away, half of one (a record needs both), and
+		// a batch's writes: two in, one out, one new.
+		put(t, s, "a", resource("mover"))
+		halved := located("unlocated", 46.02, 9.2)
+		halved.LocationLon = cms.Null[float64]{}
+		put(t, s, "a", halved)
+		must(t, s.PutRecords(ctx, []*cms.Entry{
+			entry("a", located("out-s", 46.03, 9.2), t0), entry("a", located("leaver", 46.04, 9.16), t0),
+			entry("a", located("edge-s", 47, 9.2), t0), entry("a", located("batched", 46.05, 9.17), t0),
+		}))
+		check("cleared and batched", "batched", "edge-ne", "edge-nw", "edge-sw", "leaver", "out-s")
+
+		// A write rolled back leaves the box as it was.
+		err := s.WithTx(ctx, func(tx cms.Store) error {
+			if err := tx.PutRecord(ctx, entry("a", located("batched", 10, 10), t0)); err != nil {
+				return err
+			}
+			if err := tx.PutRecord(ctx, entry("a", located("rolled", 46, 9.2), t0)); err != nil {
+				return err
+			}
+			return errRolledBack
+		})
+		if !errors.Is(err, errRolledBack) {
+			t.Fatalf("WithTx: %v", err)
+		}
+		check("rolled back", "batched", "edge-ne", "edge-nw", "edge-sw", "leaver", "out-s")
+		p.Account = "b"
+		check("the other account", "other")
 	})
 
 	t.Run("Chunks", func(t *testing.T) {

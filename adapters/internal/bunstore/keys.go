@@ -13,7 +13,6 @@ import "strings"
 // can use none but the key. Ids never hold the separators.
 const (
 	updatedKey     = "account || '/' || kind"                // records_updated
-	geoKey         = "account || '|' || kind"                // records_geo
 	aliasRecordKey = "account || '/' || kind"                // aliases_record
 	aliasNumberKey = "account || '/' || kind || '/' || lang" // aliases_number
 	refsToKey      = "account || '/' || to_id"               // refs_to
@@ -28,9 +27,6 @@ const (
 
 // keyOf is the value of a '/'-joined key expression.
 func keyOf(parts ...string) string { return strings.Join(parts, "/") }
-
-// geoKeyOf is the value of geoKey.
-func geoKeyOf(account, kind string) string { return account + "|" + kind }
 
 // shortList is the most keys a statement passes as placeholders of their
 // own rather than as one list argument (SQLite).

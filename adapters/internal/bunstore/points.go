@@ -127,9 +127,9 @@ var pointSelection = "records.id, records.published, records.lat, records.lon, "
 // ones only.
 func (s *Store) pointFilters(q cms.PointQuery, where []string, args []any) ([]string, []any) {
 	// One expression, null unless both are set, that no index answers:
-	// "lat IS NOT NULL" would let a planner take records_geo, whose key
-	// leads with another expression (geoKey), and read the whole box of
-	// every account.
+	// a planner must never walk a location index whole for it (records_geo
+	// before migration 36; records_box's predicate is on its own
+	// expression, geo.go).
 	where = append(where, "records.lat + records.lon IS NOT NULL")
 	where, args = publishedFilter(q.Published, where, args)
 	return s.termFilters(q.Terms, where, args)

@@ -323,7 +323,7 @@ func hasAssigned(kind cms.Kind) bool {
 // records of p with ids above after. Adapter tests explain it.
 //
 // The statement names one way in: a Map's list in Resource id order, else
-// the box's index, else the update time's index, else the key in id
+// the location index (boxScan), else the update time's index, else the key in id
 // order. Each index is reached by its own key expression (keys.go), so no
 // other can be taken; the other options filter what it reads.
 func (s *Store) ListQuery(p cms.ListParams, after string, n int) (string, []any) {
@@ -382,8 +382,7 @@ func (s *Store) listQuery(p cms.ListParams, after string, n int, inline bool) (s
 			args = append(args, after)
 		}
 	case p.BBox != nil:
-		from = s.indexed("records", "records_geo")
-		where, args = []string{geoKey + " = ?"}, []any{geoKeyOf(p.Account, string(p.Kind))}
+		from, where, args = s.boxScan(p.Account, string(p.Kind), p.BBox)
 	case !p.UpdatedSince.IsZero():
 		// Named on SQLite: analyzed, it walks the key in id order instead.
 		from = s.indexed("records", "records_updated")

@@ -37,10 +37,12 @@ type Options struct {
 	// ("table INDEXED BY index", SQLite): where a planner without
 	// statistics finds a key's bare account (or account and kind) prefix
 	// as good as the index on the whole equality (every assignment of the
-	// account, every alias of the kind), or a box query would not use the
-	// location index. PostgreSQL takes no hints: its statements are shaped
-	// so that the right index is the one that fits.
+	// account, every alias of the kind). PostgreSQL takes no hints: its
+	// statements are shaped so that the right index is the one that fits.
 	NamesIndexes bool
+	// RTree says the location index is SQLite's R*Tree, else
+	// PostgreSQL's GiST index (boxScan).
+	RTree bool
 	// InList is the condition that tests a column against a list passed as
 	// one argument (List makes the argument): constant query texts let the
 	// driver reuse prepared statements whatever the list's length.

@@ -1,0 +1,226 @@
+package postgres
+
+import (
+	"fmt"
+	"io/fs"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bwcms/cms/adapters/postgres/pgtest"
+	"github.com/bwcms/cms/cms"
+)
+
+// boxGrid is the side of the grid of located Resources the box plan test
+// fills for each of two accounts (boxGrid² each, about 100,000), one
+// boxCell apart from (45, 9) north and east.
+const (
+	boxGrid = 317
+	boxCell = 0.003
+)
+
+// boxIndexRows matches the rows a scan of records_box found (EXPLAIN
+// ANALYZE).
+var boxIndexRows = regexp.MustCompile(`Bitmap Index Scan on records_box .*actual time=\S+ rows=(\d+) `)
+
+// TestBoxPlansAt100k explains the list statements of a box (within the
+// meridians, across the 180° one, after an id, with a search's terms)
+// over about 100,000 located Resources of account "a" and as many of
+// account "b" on the same grid, never analyzed and analyzed, custom and
+// generic: each reads the GiST index records_box (the meridian's box in
+// its two halves) and sorts what it found, never a table's scan. Run, the
+// index answers account "a"'s records in the box alone, none of "b"'s:
+// the account and kind's bucket separates them. The lists answer the
+// grid's records in the box.
+func TestBoxPlansAt100k(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills 200,000 records")
+	}
+	t.Parallel()
+	s := openTestStore(t, patientOptions())
+	noAutovacuum(t, s)
+	ctx := t.Context()
+	for _, account := range []string{"a", "b"} {
+		_, err := s.Write().ExecContext(ctx, `INSERT INTO records (account, kind, id, published, updated_at, lat, lon, doc, terms)
+			SELECT ?, 'resource', 'g' || lpad(g::text, 6, '0'), true, g, 45 + (g / ?) * ?::float8, 9 + (g % ?) * ?::float8,
+				jsonb_build_object('id', 'g' || lpad(g::text, 6, '0')), ? FROM generate_series(0, ?) AS g`,
+			account, boxGrid, boxCell, boxGrid, boxCell, cms.JoinTerms([]string{cms.TypeTerm("POI").From}), boxGrid*boxGrid-1)
+		if err == nil {
+			// Every record a POI: a search's type term too dense for
+			// candidates, so the box drives.
+			_, err = s.Write().ExecContext(ctx, "INSERT INTO terms (account, kind, term, id) SELECT account, kind, ?, id FROM records WHERE account = ?",
+				cms.TypeTerm("POI").From, account)
+		}
+		if err == nil {
+			// Each on a Map: the lists' assignments read by key.
+			_, err = s.Write().ExecContext(ctx, `INSERT INTO assignments (account, map_id, resource_id, role, map_pos, resource_pos)
+				SELECT account, 'm1', id, 'primary', updated_at, 0 FROM records WHERE account = ?`, account)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var apart bool
+	if err := s.Write().QueryRowContext(ctx, "SELECT hashtext('a|resource') & 65535 <> hashtext('b|resource') & 65535").Scan(&apart); err != nil || !apart {
+		t.Fatalf("the two accounts' Resources share a bucket (%v): the test shows nothing", err)
+	}
+	// Rows 100-109, columns 200-209 (the box's edges between the cells),
+	// and the meridian's box over two rows of the grid.
+	box := &cms.BBox{MinLon: 9 + 199.5*boxCell, MinLat: 45 + 99.5*boxCell, MaxLon: 9 + 209.5*boxCell, MaxLat: 45 + 109.5*boxCell}
+	var inBox []string
+	for row := 100; row < 110; row++ {
+		for col := 200; col < 210; col++ {
+			inBox = append(inBox, fmt.Sprintf("g%06d", row*boxGrid+col))
+		}
+	}
+	across := &cms.BBox{MinLon: 179, MinLat: 45 + 99.5*boxCell, MaxLon: 9 + 0.5*boxCell, MaxLat: 45 + 101.5*boxCell}
+	acrossIDs := []string{fmt.Sprintf("g%06d", 100*boxGrid), fmt.Sprintf("g%06d", 101*boxGrid)}
+	lists := []struct {
+		p    cms.ListParams
+		want []string
+	}{
+		{cms.ListParams{BBox: box}, inBox},
+		{cms.ListParams{BBox: box, After: inBox[49], Limit: 10}, inBox[50:60]},
+		{cms.ListParams{BBox: box, Terms: []cms.TermRange{cms.TypeTerm("POI")}}, inBox},
+		{cms.ListParams{BBox: across}, acrossIDs},
+	}
+	for _, state := range []string{"never analyzed", "analyzed"} {
+		if state == "analyzed" {
+			analyzeSchema(t, s)
+		}
+		for _, l := range lists {
+			l.p.Account, l.p.Kind, l.p.Published = "a", cms.KindResource, cms.PublishedAny
+			query, args := s.ListQuery(l.p, "", 256)
+			for kind, plan := range map[string]string{"custom": explain(t, s, query, args), "generic": explainGeneric(t, s, query, args)} {
+				if bad := badPlanLine(plan); bad != "" || !strings.Contains(plan, "Index Scan on records_box") {
+					t.Errorf("%s, %s plan of %+v: want records_box (%q):\n%s", state, kind, l.p.BBox, bad, plan)
+				}
+			}
+			// What the index answered: the box's own records (and, the
+			// edges being between cells, no other).
+			var lines []string
+			if err := s.Write().NewRaw("EXPLAIN ANALYZE "+query, args...).Scan(ctx, &lines); err != nil {
+				t.Fatal(err)
+			}
+			plan := strings.Join(lines, "\n")
+			var found int
+			for _, m := range boxIndexRows.FindAllStringSubmatch(plan, -1) {
+				var n int
+				fmt.Sscan(m[1], &n)
+				found += n
+			}
+			if found != len(l.want) && l.p.After == "" {
+				t.Errorf("%s: %+v: the index answered %d records, want %d:\n%s", state, l.p.BBox, found, len(l.want), plan)
+			}
+			if got := listIDs(t, s, l.p); !slices.Equal(got, l.want) {
+				t.Errorf("%s: %+v after %q: got %v, want %v", state, l.p.BBox, l.p.After, got, l.want)
+			}
+		}
+	}
+}
+
+// listIDs are the ids ListRecords answers for p.
+func listIDs(t *testing.T, s *Store, p cms.ListParams) []string {
+	t.Helper()
+	var ids []string
+	for e, err := range s.ListRecords(t.Context(), p) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, e.Record.RecordID())
+	}
+	return ids
+}
+
+// TestBoxMigration upgrades a store written before migration 36
+// (records_geo): records_box holds the located records stored before, so
+// a box answers them through it, and the writes after the upgrade keep
+// it in step; records_geo is gone.
+func TestBoxMigration(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	dsn := pgtest.DSN(t)
+	all, err := fs.ReadDir(migrations, "migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := slices.IndexFunc(all, func(e fs.DirEntry) bool { return e.Name() == "20261127000036_records_box.tx.up.sql" })
+	if before < 0 {
+		t.Fatal("migration 36 not found")
+	}
+	old, err := Open(ctx, dsn, &Options{MaxConns: 4, migrations: firstMigrations(t, before)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	of := cms.NullOf[float64]
+	recs := []struct {
+		account string
+		rec     cms.Record
+	}{
+		{"a", &cms.Resource{ID: "in-1", LocationLat: of(45.5), LocationLon: of(9.5)}},
+		{"a", &cms.Resource{ID: "in-2", LocationLat: of(46), LocationLon: of(10)}},
+		{"a", &cms.Resource{ID: "out", LocationLat: of(44), LocationLon: of(9.5)}},
+		{"a", &cms.Resource{ID: "unlocated"}},
+		{"a", &cms.Map{ID: "m-in", LocationLat: of(45.2), LocationLon: of(9.2)}},
+		{"b", &cms.Resource{ID: "b-in", LocationLat: of(45.5), LocationLon: of(9.5)}},
+	}
+	for _, r := range recs {
+		if err := old.PutRecord(ctx, &cms.Entry{Account: r.account, Record: r.rec}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old.Close()
+	s, err := Open(ctx, dsn, &Options{MaxConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	box := &cms.BBox{MinLon: 9, MinLat: 45, MaxLon: 10, MaxLat: 46}
+	check := func(when, account string, kind cms.Kind, want ...string) {
+		t.Helper()
+		got := listIDs(t, s, cms.ListParams{Account: account, Kind: kind, Published: cms.PublishedAny, BBox: box})
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: %s %s: got %v, want %v", when, account, kind, got, want)
+		}
+	}
+	check("upgraded", "a", cms.KindResource, "in-1", "in-2")
+	check("upgraded", "a", cms.KindMap, "m-in")
+	check("upgraded", "b", cms.KindResource, "b-in")
+	var indexes []string
+	if err := s.Write().NewRaw("SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'records' ORDER BY 1").
+		Scan(ctx, &indexes); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(indexes, "records_box") || slices.Contains(indexes, "records_geo") {
+		t.Errorf("records' indexes: %v, want records_box and no records_geo", indexes)
+	}
+	// The box read through the index (no sequential scan on a table this
+	// small without it forbidden).
+	query, args := s.ListQuery(cms.ListParams{Account: "a", Kind: cms.KindResource, Published: cms.PublishedAny, BBox: box}, "", 256)
+	conn, err := s.Write().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	if err := conn.NewRaw("EXPLAIN "+query, args...).Scan(ctx, &plan); err != nil {
+		t.Fatal(err)
+	}
+	if text := strings.Join(plan, "\n"); !strings.Contains(text, "Index Scan on records_box") && !strings.Contains(text, "Index Scan using records_box") {
+		t.Errorf("the box does not read records_box:\n%s", text)
+	}
+	if err := s.PutRecord(ctx, &cms.Entry{Account: "a", Record: &cms.Resource{ID: "in-1", LocationLat: of(47), LocationLon: of(9.5)}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutRecord(ctx, &cms.Entry{Account: "a", Record: &cms.Resource{ID: "out", LocationLat: of(45.1), LocationLon: of(9.1)}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteRecord(ctx, "a", cms.KindResource, "in-2"); err != nil {
+		t.Fatal(err)
+	}
+	check("written after", "a", cms.KindResource, "out")
+}
