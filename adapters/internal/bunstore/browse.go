@@ -330,11 +330,12 @@ func (s *Store) BrowseQuery(q cms.BrowseQuery) (string, []any) {
 	case cms.BrowseUpdated:
 		from = s.indexed("records", "records_updated")
 		where, args = []string{updatedKey + " = ?"}, []any{keyOf(q.Account, string(q.Kind))}
+		id := s.updatedID()
 		if q.After != nil {
-			where = append(where, "(updated_at, id) "+cmpOp+" (?, ?)")
+			where = append(where, "(updated_at, "+id+") "+cmpOp+" (?, ?)")
 			args = append(args, micros(q.After.Updated), q.After.ID)
 		}
-		order = []string{"updated_at" + dir, "id" + dir}
+		order = []string{"updated_at" + dir, id + dir}
 	default:
 		from = "records"
 		where, args = []string{"account = ?", "kind = ?"}, []any{q.Account, string(q.Kind)}

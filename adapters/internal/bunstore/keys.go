@@ -25,6 +25,16 @@ const (
 	fileAgeKey     = "files.created + 0"                     // files_created
 )
 
+// updatedID is the id as records_updated's last column holds it: on
+// PostgreSQL an expression (migration 37), so that a read by id, which
+// tests the id column, can take no index but the primary key.
+func (s *Store) updatedID() string {
+	if s.postgres() {
+		return "(id || '')"
+	}
+	return "id"
+}
+
 // keyOf is the value of a '/'-joined key expression.
 func keyOf(parts ...string) string { return strings.Join(parts, "/") }
 
