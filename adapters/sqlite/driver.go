@@ -39,8 +39,13 @@ func openDB(path string, memory bool, busy time.Duration, r role, manualCheckpoi
 	drv := &sqlite3.SQLiteDriver{}
 	if r == writer {
 		drv.ConnectHook = func(c *sqlite3.SQLiteConn) error {
-			// The writer is the connection that starts the WAL over.
-			pragmas := fmt.Sprintf("PRAGMA journal_size_limit = %d", walSizeLimit)
+			// The writer is the connection that starts the WAL over. Its
+			// temporary storage stays in memory: the statement journals of
+			// a group's savepoints and of multi-row statements spilled to a
+			// temporary file past 64 KiB, about 30 writes a create
+			// (docs/performance.md). A journal holds the pages one
+			// statement or savepoint changed, at most a batch chunk's.
+			pragmas := fmt.Sprintf("PRAGMA journal_size_limit = %d; PRAGMA temp_store = MEMORY", walSizeLimit)
 			if manualCheckpoints {
 				pragmas += "; PRAGMA wal_autocheckpoint = 0"
 			}

@@ -45,3 +45,23 @@ func TestBusyIsUnavailable(t *testing.T) {
 		t.Errorf("write after the lock is released: %v", err)
 	}
 }
+
+// TestWriterTempInMemory checks the writer keeps its temporary storage
+// in memory: the statement journals of grouped writes' savepoints and
+// multi-row statements were files before, about 30 writes to a temporary
+// file a create (docs/performance.md).
+func TestWriterTempInMemory(t *testing.T) {
+	t.Parallel()
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "cms.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var store int
+	if err := s.Write().QueryRowContext(t.Context(), "PRAGMA temp_store").Scan(&store); err != nil {
+		t.Fatal(err)
+	}
+	if store != 2 {
+		t.Errorf("writer's temp_store = %d, want 2 (memory)", store)
+	}
+}
