@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bwcms/cms/adapters/internal/bunstoretest"
 	"github.com/bwcms/cms/adapters/postgres/pgtest"
 	"github.com/bwcms/cms/cms"
 )
@@ -113,7 +114,7 @@ func TestBoxPlansAt100k(t *testing.T) {
 			if found != len(l.want) && l.p.After == "" {
 				t.Errorf("%s: %+v: the index answered %d records, want %d:\n%s", state, l.p.BBox, found, len(l.want), plan)
 			}
-			if got := listIDs(t, s, l.p); !slices.Equal(got, l.want) {
+			if got := bunstoretest.ListedIDs(t, s, l.p); !slices.Equal(got, l.want) {
 				t.Errorf("%s: %+v after %q: got %v, want %v", state, l.p.BBox, l.p.After, got, l.want)
 			}
 		}
@@ -121,18 +122,6 @@ func TestBoxPlansAt100k(t *testing.T) {
 }
 
 // listIDs are the ids ListRecords answers for p.
-func listIDs(t *testing.T, s *Store, p cms.ListParams) []string {
-	t.Helper()
-	var ids []string
-	for e, err := range s.ListRecords(t.Context(), p) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, e.Record.RecordID())
-	}
-	return ids
-}
-
 // TestBoxMigration upgrades a store written before migration 36
 // (records_geo): records_box holds the located records stored before, so
 // a box answers them through it, and the writes after the upgrade keep
@@ -179,7 +168,7 @@ func TestBoxMigration(t *testing.T) {
 	box := &cms.BBox{MinLon: 9, MinLat: 45, MaxLon: 10, MaxLat: 46}
 	check := func(when, account string, kind cms.Kind, want ...string) {
 		t.Helper()
-		got := listIDs(t, s, cms.ListParams{Account: account, Kind: kind, Published: cms.PublishedAny, BBox: box})
+		got := bunstoretest.ListedIDs(t, s, cms.ListParams{Account: account, Kind: kind, Published: cms.PublishedAny, BBox: box})
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: %s %s: got %v, want %v", when, account, kind, got, want)
 		}

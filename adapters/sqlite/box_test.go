@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bwcms/cms/adapters/internal/bunstoretest"
 	"github.com/bwcms/cms/cms"
 )
 
@@ -93,7 +94,7 @@ func TestBoxPlansAt100k(t *testing.T) {
 					t.Errorf("%s: %+v: %q\n%s", state, l.p.BBox, line, plan)
 				}
 			}
-			if got := listIDs(t, s, l.p); !slices.Equal(got, l.want) {
+			if got := bunstoretest.ListedIDs(t, s, l.p); !slices.Equal(got, l.want) {
 				t.Errorf("%s: %+v after %q: got %v, want %v", state, l.p.BBox, l.p.After, got, l.want)
 			}
 		}
@@ -101,18 +102,6 @@ func TestBoxPlansAt100k(t *testing.T) {
 }
 
 // listIDs are the ids ListRecords answers for p.
-func listIDs(t *testing.T, s *Store, p cms.ListParams) []string {
-	t.Helper()
-	var ids []string
-	for e, err := range s.ListRecords(t.Context(), p) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, e.Record.RecordID())
-	}
-	return ids
-}
-
 // TestBoxAfterVacuum: VACUUM keeps the records' rowids, which the
 // location R*Tree names (records has no INTEGER PRIMARY KEY, so SQLite
 // does not promise it): after deletes leave gaps and VACUUM rewrites the
@@ -141,13 +130,13 @@ func TestBoxAfterVacuum(t *testing.T) {
 			want = append(want, fmt.Sprintf("v%03d", i))
 		}
 	}
-	if before := listIDs(t, s, p); !slices.Equal(before, want) {
+	if before := bunstoretest.ListedIDs(t, s, p); !slices.Equal(before, want) {
 		t.Fatalf("before VACUUM: %v, want %v", before, want)
 	}
 	if _, err := s.Write().ExecContext(ctx, "VACUUM"); err != nil {
 		t.Fatal(err)
 	}
-	if after := listIDs(t, s, p); !slices.Equal(after, want) {
+	if after := bunstoretest.ListedIDs(t, s, p); !slices.Equal(after, want) {
 		t.Errorf("after VACUUM: %v, want %v", after, want)
 	}
 	var check string
@@ -204,7 +193,7 @@ func TestBoxMigration(t *testing.T) {
 	box := &cms.BBox{MinLon: 9, MinLat: 45, MaxLon: 10, MaxLat: 46}
 	check := func(when, account string, kind cms.Kind, want ...string) {
 		t.Helper()
-		got := listIDs(t, s, cms.ListParams{Account: account, Kind: kind, Published: cms.PublishedAny, BBox: box})
+		got := bunstoretest.ListedIDs(t, s, cms.ListParams{Account: account, Kind: kind, Published: cms.PublishedAny, BBox: box})
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: %s %s: got %v, want %v", when, account, kind, got, want)
 		}

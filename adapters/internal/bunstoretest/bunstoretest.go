@@ -722,3 +722,16 @@ func mustSearch(t *testing.T, q string) []cms.TermRange {
 	}
 	return terms
 }
+
+// ListedIDs returns the ids of the records s lists for p, in order.
+func ListedIDs(t *testing.T, s cms.Store, p cms.ListParams) []string {
+	t.Helper()
+	var ids []string
+	for e, err := range s.ListRecords(t.Context(), p) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, e.Record.RecordID())
+	}
+	return ids
+}
