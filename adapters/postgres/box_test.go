@@ -121,7 +121,6 @@ func TestBoxPlansAt100k(t *testing.T) {
 	}
 }
 
-// listIDs are the ids ListRecords answers for p.
 // TestBoxMigration upgrades a store written before migration 36
 // (records_geo): records_box holds the located records stored before, so
 // a box answers them through it, and the writes after the upgrade keep

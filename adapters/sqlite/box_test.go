@@ -101,7 +101,6 @@ func TestBoxPlansAt100k(t *testing.T) {
 	}
 }
 
-// listIDs are the ids ListRecords answers for p.
 // TestBoxAfterVacuum: VACUUM keeps the records' rowids, which the
 // location R*Tree names (records has no INTEGER PRIMARY KEY, so SQLite
 // does not promise it): after deletes leave gaps and VACUUM rewrites the
