@@ -583,6 +583,28 @@ func (g gatedClaims) ClaimBatch(ctx context.Context, owner string, now, leaseUnt
 	return g.Store.ClaimBatch(ctx, owner, now, leaseUntil)
 }
 
+// gatedWorker is an env over open's store whose batch worker runs and
+// has asked for its first batch, which it gets once gate is closed; log
+// holds the service's log.
+func gatedWorker(t *testing.T, open func(testing.TB) cms.Store) (e *env, log *lockedBuffer, gate chan struct{}) {
+	t.Helper()
+	gate, asked := make(chan struct{}), make(chan struct{})
+	log = new(lockedBuffer)
+	e = newEnv(t, envOptions{
+		store: func(tb testing.TB) cms.Store { return gatedClaims{open(tb), gate, asked, new(sync.Once)} },
+		svc:   func(o *cms.Options) { o.Logger = slog.New(slog.NewTextHandler(log, nil)) },
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		e.svc.RunBatchWorkers(ctx, 1)
+	}()
+	t.Cleanup(func() { cancel(); <-stopped })
+	<-asked
+	return e, log, gate
+}
+
 // TestBatchHandedOverChangedBeforeApply: the records a submit decoded and
 // hands over to its worker are applied as the body asks, judged against
 // the records stored when the batch runs: a record new at submit, made
@@ -598,20 +620,7 @@ func TestBatchHandedOverChangedBeforeApply(t *testing.T) {
 				early   = `{"id":"early","title":"Early","title_it":""}`
 				late    = `{"id":"late","title":"Late","title_it":"","shortDescription_de":"","htmlContent":"<p onclick=\"x()\">Late</p>"}`
 			)
-			gate, asked := make(chan struct{}), make(chan struct{})
-			log := new(lockedBuffer)
-			e := newEnv(t, envOptions{
-				store: func(tb testing.TB) cms.Store { return gatedClaims{st.open(tb), gate, asked, new(sync.Once)} },
-				svc:   func(o *cms.Options) { o.Logger = slog.New(slog.NewTextHandler(log, nil)) },
-			})
-			ctx, cancel := context.WithCancel(t.Context())
-			stopped := make(chan struct{})
-			go func() {
-				defer close(stopped)
-				e.svc.RunBatchWorkers(ctx, 1)
-			}()
-			defer func() { cancel(); <-stopped }()
-			<-asked
+			e, log, gate := gatedWorker(t, st.open)
 			id := submit(t, e, "resource", "["+early+","+late+"]")
 			if w := e.send("admin", "POST", "/api/bw/v2/resource", between, nil); w.Code != 201 {
 				t.Fatalf("upsert between submit and apply: %d %s", w.Code, w.Body)
@@ -644,20 +653,7 @@ func TestBatchHandedOverChangedBeforeApply(t *testing.T) {
 // the body in the languages the account has when the batch runs.
 func TestBatchHandedOverLanguageAdded(t *testing.T) {
 	t.Parallel()
-	gate, asked := make(chan struct{}), make(chan struct{})
-	log := new(lockedBuffer)
-	e := newEnv(t, envOptions{
-		store: func(tb testing.TB) cms.Store { return gatedClaims{openSQLite(tb), gate, asked, new(sync.Once)} },
-		svc:   func(o *cms.Options) { o.Logger = slog.New(slog.NewTextHandler(log, nil)) },
-	})
-	ctx, cancel := context.WithCancel(t.Context())
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		e.svc.RunBatchWorkers(ctx, 1)
-	}()
-	defer func() { cancel(); <-stopped }()
-	<-asked
+	e, log, gate := gatedWorker(t, openSQLite)
 	id := submit(t, e, "resource", `[{"id":"lang1","title":"Lingua"}]`)
 	if _, err := e.svc.AddLanguage(t.Context(), "acme", "fr"); err != nil {
 		t.Fatal(err)
