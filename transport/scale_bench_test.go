@@ -222,9 +222,13 @@ func (f *scaleFixture) admin(b *testing.B) context.Context {
 
 // browseOp measures a page of 50 of p (every published flag); deep, a
 // page half-way down the list, whose cursor a walk finds first.
-func (f *scaleFixture) browseOp(name string, p cms.BrowseParams, deep bool) scaleOp {
+func (f *scaleFixture) browseOp(name string, params cms.BrowseParams, deep bool) scaleOp {
 	return scaleOp{name, func(b *testing.B) {
 		ctx := f.admin(b)
+		// A copy each run: -count runs the op again, from the top of the
+		// list (a deep cursor kept from the run before walked on from
+		// there, off the list's end).
+		p := params
 		p.Published, p.Limit = cms.PublishedAny, 50
 		if deep {
 			walk := p
