@@ -34,30 +34,22 @@ const (
 // own (no driver registered by name). With
 // manualCheckpoints the writer does not checkpoint by itself: otherwise
 // the commit that takes the WAL past 1,000 pages copies it into the file
-// before it returns (about a tenth of a large batch). The writer and the
-// readers keep up to cache bytes of pages each (Options.PageCache; 0:
-// SQLite's default).
-func openDB(path string, memory bool, busy time.Duration, r role, manualCheckpoints bool, cache int) *sql.DB {
+// before it returns (about a tenth of a large batch).
+func openDB(path string, memory bool, busy time.Duration, r role, manualCheckpoints bool) *sql.DB {
 	drv := &sqlite3.SQLiteDriver{}
-	var pragmas []string
-	if cache > 0 && r != checkpointer {
-		pragmas = append(pragmas, fmt.Sprintf("PRAGMA cache_size = -%d", max(1, cache>>10)))
-	}
 	if r == writer {
-		// The writer is the connection that starts the WAL over. Its
-		// temporary storage stays in memory: the statement journals of
-		// a group's savepoints and of multi-row statements spilled to a
-		// temporary file past 64 KiB, about 30 writes a create
-		// (docs/performance.md). A journal holds the pages one
-		// statement or savepoint changed, at most a batch chunk's.
-		pragmas = append(pragmas, fmt.Sprintf("PRAGMA journal_size_limit = %d", walSizeLimit), "PRAGMA temp_store = MEMORY")
-		if manualCheckpoints {
-			pragmas = append(pragmas, "PRAGMA wal_autocheckpoint = 0")
-		}
-	}
-	if len(pragmas) > 0 {
 		drv.ConnectHook = func(c *sqlite3.SQLiteConn) error {
-			_, err := c.Exec(strings.Join(pragmas, "; "), nil)
+			// The writer is the connection that starts the WAL over. Its
+			// temporary storage stays in memory: the statement journals of
+			// a group's savepoints and of multi-row statements spilled to a
+			// temporary file past 64 KiB, about 30 writes a create
+			// (docs/performance.md). A journal holds the pages one
+			// statement or savepoint changed, at most a batch chunk's.
+			pragmas := fmt.Sprintf("PRAGMA journal_size_limit = %d; PRAGMA temp_store = MEMORY", walSizeLimit)
+			if manualCheckpoints {
+				pragmas += "; PRAGMA wal_autocheckpoint = 0"
+			}
+			_, err := c.Exec(pragmas, nil)
 			return err
 		}
 	}

@@ -14,7 +14,6 @@ const (
 	DefaultBusyTimeout     = 10 * time.Second
 	DefaultCheckpointEvery = 200 * time.Millisecond
 	DefaultTrimThreshold   = 64 << 20
-	DefaultPageCache       = 32 << 20
 )
 
 // KeepTrimThreshold, as Options.TrimThreshold, leaves the C library's
@@ -36,7 +35,6 @@ func (o Options) withDefaults() (Options, error) {
 			option.Sentinel[time.Duration]{Name: "sqlite.AutoCheckpoints", Value: AutoCheckpoints}),
 		option.Default(p+"TrimThreshold", &o.TrimThreshold, DefaultTrimThreshold,
 			option.Sentinel[int]{Name: "sqlite.KeepTrimThreshold", Value: KeepTrimThreshold}),
-		option.Default(p+"PageCache", &o.PageCache, DefaultPageCache),
 	)
 	if err != nil {
 		return Options{}, err

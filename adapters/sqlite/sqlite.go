@@ -64,13 +64,6 @@ type Options struct {
 	// (64 MiB); KeepTrimThreshold leaves the C library's setting. Without
 	// glibc nothing is set.
 	TrimThreshold int
-	// PageCache is how many bytes of database pages the writer and each
-	// read connection keep in memory (PRAGMA cache_size). SQLite's own
-	// 2 MB holds little of a large database's b-trees beyond their roots,
-	// so each look-up read most of its pages again from the system's
-	// cache. A connection's cache fills only as it reads. Default
-	// DefaultPageCache (32 MiB).
-	PageCache int
 
 	// migrations replaces the embedded migrations (tests open older schemas).
 	migrations fs.FS
@@ -141,7 +134,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 			return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 		}
 	}
-	writeDB := openDB(name, memory, o.BusyTimeout, writer, manual, o.PageCache)
+	writeDB := openDB(name, memory, o.BusyTimeout, writer, manual)
 	// One writer: SQLite allows one at a time, and queueing in Go is
 	// cheaper than busy-waiting in SQLite.
 	writeDB.SetMaxOpenConns(1)
@@ -154,7 +147,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	readDB := openDB(name, memory, o.BusyTimeout, reader, manual, o.PageCache)
+	readDB := openDB(name, memory, o.BusyTimeout, reader, manual)
 	readDB.SetMaxOpenConns(o.ReadConns)
 	readDB.SetMaxIdleConns(o.ReadConns)
 	read := bun.NewDB(readDB, sqlitedialect.New())
@@ -196,7 +189,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
 	}
 	if manual {
-		db := openDB(name, memory, o.BusyTimeout, checkpointer, manual, 0)
+		db := openDB(name, memory, o.BusyTimeout, checkpointer, manual)
 		db.SetMaxOpenConns(1)
 		ckpt = startCheckpoints(db, writeDB, o.CheckpointEvery, o.Logger)
 	}
