@@ -201,6 +201,12 @@ func TestChangeTailShared(t *testing.T) {
 			if err := putWithChange(ctx, tx, "acc", ids...); err != nil {
 				return err
 			}
+			// A read sends the writes the transaction holds for its next
+			// round trip (the store's pipeline): from here it holds its
+			// position.
+			if _, err := tx.LastRevision(ctx, "acc", cms.KindResource, ids[0]); err != nil {
+				return err
+			}
 			close(appended)
 			<-release
 			return nil

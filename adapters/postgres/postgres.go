@@ -107,6 +107,9 @@ type Options struct {
 	migrations fs.FS
 	// trace receives every statement the store runs (plan tests).
 	trace func(query string, args []any)
+	// pipeline, when set, sends pipelined statements instead of
+	// sendPipeline (tests count the round trips).
+	pipeline bunstore.Pipeline
 }
 
 // Store is the PostgreSQL cms.Store.
@@ -216,6 +219,10 @@ func open(ctx context.Context, sqldb *sql.DB, schema string, named bool, o Optio
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
 	lim := newLimits(o)
+	pipeline := o.pipeline
+	if pipeline == nil {
+		pipeline = sendPipeline
+	}
 	store := &Store{schema: schema, Store: bunstore.New(bunstore.Options{
 		Write:      db,
 		Features:   cms.Features{Name: "postgres", ConcurrentBatchClaims: true, SharedBatchProgress: true},
@@ -256,6 +263,7 @@ func open(ctx context.Context, sqldb *sql.DB, schema string, named bool, o Optio
 		BatchTxStart:       lim.batchTxStart(),
 		Numbered:           true,
 		Trace:              o.trace,
+		Pipeline:           pipeline,
 		Close:              db.Close,
 	})}
 	err := store.Migrate(ctx, bunstore.MigrateOptions{FS: o.migrations, Data: full,

@@ -92,6 +92,9 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 			return err
 		}
 		err := s.putRecords(ctx, account, kind, staleAliases, staleRefs, records, aliases, refs, &terms)
+		if err == nil {
+			err = s.settle(ctx) // its own writes' errors, before the savepoint goes
+		}
 		if err != nil {
 			if _, rerr := s.exec(ctx, "ROLLBACK TO SAVEPOINT put_records"); rerr != nil {
 				// SQLite rolls the whole transaction back on some errors
@@ -113,8 +116,14 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 // caller's transaction run again sees.
 func (s *Store) putRecords(ctx context.Context, account, kind string, staleAliases, staleRefs []string, records, aliases, refs []any,
 	terms *termWrites) error {
-	// The terms stored go before the write replaces them.
+	// The terms stored go before the write replaces them; the account's
+	// languages are read before the writes, which can then share one
+	// round trip (Options.Pipeline).
 	if err := s.readTerms(ctx, account, kind, terms); err != nil {
+		return err
+	}
+	langs, err := s.termLanguagesFor(ctx, account, terms)
+	if err != nil {
 		return err
 	}
 	columns, n, update := recordColumns, 10, ""
@@ -129,26 +138,33 @@ func (s *Store) putRecords(ctx context.Context, account, kind string, staleAlias
 	}
 	if len(staleAliases) > 0 {
 		query, args := s.deleteByKeys("aliases", "aliases_record", aliasRecordKey+" = ?", []any{keyOf(account, kind)}, "record_id", staleAliases)
-		if _, err := s.exec(ctx, query, args...); err != nil {
+		if err := s.later(ctx, nil, query, args...); err != nil {
 			return err
 		}
 	}
-	if err := s.insertRows(ctx, "INSERT INTO aliases (account, kind, lang, alias, record_id) VALUES ", 5, aliases, ""); err != nil {
-		if cms.ErrorCode(err) == cms.CodeConflict { // a unique key taken (SQLite's word for it)
-			return cms.Race(err)
-		}
+	if err := s.insertRowsOr(ctx, aliasTaken, "INSERT INTO aliases (account, kind, lang, alias, record_id) VALUES ", 5, aliases, ""); err != nil {
 		return err
 	}
 	if len(staleRefs) > 0 {
 		query, args := s.deleteByKeys("refs", "", "account = ? AND from_kind = ?", []any{account, kind}, "from_id", staleRefs)
-		if _, err := s.exec(ctx, query, args...); err != nil {
+		if err := s.later(ctx, nil, query, args...); err != nil {
 			return err
 		}
 	}
 	if err := s.insertRows(ctx, "INSERT INTO refs (account, from_kind, from_id, field, to_kind, to_id, single) VALUES ", 7, refs, ""); err != nil {
 		return err
 	}
-	return s.writeTerms(ctx, account, kind, terms)
+	return s.writeTerms(ctx, account, kind, terms, langs)
+}
+
+// aliasTaken is the error of an alias insert refused: a unique key
+// taken (SQLite's word for it) is a race, since the caller looked the
+// alias up in its transaction and found it free.
+func aliasTaken(err error) error {
+	if cms.ErrorCode(err) == cms.CodeConflict {
+		return cms.Race(err)
+	}
+	return err
 }
 
 // documents marshals (unless given) and indexes entries on every core:
@@ -181,10 +197,17 @@ func (s *Store) documents(entries []*cms.Entry) ([]string, []cms.RecordIndex) {
 }
 
 // insertRows runs head + VALUES lists + tail over args (cols values a row)
-// in statements of at most bulkParams parameters.
+// in statements of at most bulkParams parameters, held for the next
+// round trip in a pipelined transaction (later).
 func (s *Store) insertRows(ctx context.Context, head string, cols int, args []any, tail string) error {
+	return s.insertRowsOr(ctx, nil, head, cols, args, tail)
+}
+
+// insertRowsOr is insertRows whose failure onErr turns into the
+// caller's error.
+func (s *Store) insertRowsOr(ctx context.Context, onErr func(error) error, head string, cols int, args []any, tail string) error {
 	for chunk := range slices.Chunk(args, bulkParams/cols*cols) {
-		if _, err := s.exec(ctx, head+rowsOf(len(chunk)/cols, cols)+tail, chunk...); err != nil {
+		if err := s.later(ctx, onErr, head+rowsOf(len(chunk)/cols, cols)+tail, chunk...); err != nil {
 			return err
 		}
 	}

@@ -67,10 +67,9 @@ func (s *Store) AppendChanges(ctx context.Context, set cms.ChangeSet) error {
 		for i, r := range set.Refs {
 			kinds[i], ids[i], ops[i], touched[i] = string(r.Kind), r.ID, string(r.Op), strconv.FormatBool(r.Touched)
 		}
-		_, err := s.exec(ctx, s.appendChangesText("unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(CAST(? AS text[]) AS boolean[])) "+
+		return s.later(ctx, nil, s.appendChangesText("unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(CAST(? AS text[]) AS boolean[])) "+
 			"WITH ORDINALITY AS r(kind, id, op, touched, n)"),
 			set.Account, set.Account, set.Account, micros(set.Time), set.Author, kinds, ids, ops, touched, set.Account)
-		return err
 	}
 	// SQLite, whose statements cost their CPU rather than a round trip:
 	// a statement for each run of refs of one kind and operation, each

@@ -155,6 +155,13 @@ type Options struct {
 	// they share once). Needs DetachTxStatements: a caller that gives up
 	// must not interrupt the others' statements. Batches run alone.
 	GroupCommit bool
+	// Pipeline, when set, sends the writes of a request's transaction
+	// that nobody waits on (the rows of a record, its aliases, terms,
+	// assignments and change records) with the next statement that needs
+	// an answer, or with the commit's flush, in one round trip
+	// (PostgreSQL, where each statement is one). Batches keep a round
+	// trip a statement: their savepoints judge each put's own error.
+	Pipeline Pipeline
 	// Close releases what the adapter opened.
 	Close func() error
 
@@ -183,6 +190,9 @@ type Store struct {
 	// group queues the transactions of a group commit
 	// (Options.GroupCommit; nil without).
 	group *committer
+	// pipe holds a transaction's writes for the next round trip
+	// (Options.Pipeline; nil outside a transaction, or without).
+	pipe *pipeline
 }
 
 // conn is what *sql.DB and *sql.Tx share.
@@ -260,6 +270,8 @@ func (s *Store) runTx(caller, ctx context.Context, batch bool, conn *bun.Conn, f
 			timer.Stop()
 		}
 	}
+	// raw is the transaction's connection, which a pipeline sends on.
+	var raw *sql.Conn
 	run := func(_ context.Context, tx bun.Tx) error {
 		disarm() // begun
 		defer arm()
@@ -269,22 +281,38 @@ func (s *Store) runTx(caller, ctx context.Context, batch bool, conn *bun.Conn, f
 				return err
 			}
 		}
-		return fn(txs)
+		if raw != nil && !batch {
+			txs.pipe = &pipeline{conn: raw, send: s.opts.Pipeline}
+		}
+		if err := fn(txs); err != nil {
+			return err
+		}
+		if txs.held() {
+			_, err := txs.flush(ctx, "", nil)
+			return err
+		}
+		return nil
 	}
 	var runner interface {
 		RunInTx(context.Context, *sql.TxOptions, func(context.Context, bun.Tx) error) error
 	} = s.opts.Write
 	if conn != nil {
-		runner = conn
-	} else if s.opts.ConnWait > 0 {
-		wctx, cancel := context.WithTimeout(ctx, s.opts.ConnWait)
+		runner, raw = conn, conn.Conn
+	} else if s.opts.ConnWait > 0 || s.opts.Pipeline != nil {
+		wctx, cancel := ctx, context.CancelFunc(func() {})
+		if s.opts.ConnWait > 0 {
+			wctx, cancel = context.WithTimeout(ctx, s.opts.ConnWait)
+		}
 		c, err := s.opts.Write.Conn(wctx) // wctx bounds the wait, not the connection
 		cancel()
 		if err != nil {
 			return s.connFailure(caller, err)
 		}
 		defer c.Close()
-		runner = c
+		runner, raw = c, c.Conn
+	}
+	if s.opts.Pipeline == nil {
+		raw = nil
 	}
 	arm()
 	err := runner.RunInTx(txCtx, nil, run)
@@ -309,8 +337,14 @@ func (s *Store) connFailure(ctx context.Context, err error) error {
 
 // acquire returns where a statement runs: c itself inside a transaction or
 // without Options.ConnWait, else a connection taken from c's pool within
-// that wait, which release gives back.
+// that wait, which release gives back. The transaction's held writes
+// (Options.Pipeline) go first.
 func (s *Store) acquire(ctx context.Context, c conn) (conn, func(), error) {
+	if s.held() { // a read sees the transaction's held writes
+		if _, err := s.flush(ctx, "", nil); err != nil {
+			return nil, nil, err
+		}
+	}
 	db, ok := c.(*sql.DB)
 	if !ok || s.opts.ConnWait <= 0 {
 		return c, func() {}, nil
@@ -404,6 +438,9 @@ func (s *Store) stmtContext(ctx context.Context) context.Context {
 // exec runs a statement on the write side and returns the rows it touched.
 func (s *Store) exec(ctx context.Context, query string, args ...any) (int64, error) {
 	ctx = s.stmtContext(ctx)
+	if s.held() {
+		return s.flush(ctx, query, args) // the held writes, then this one: one round trip
+	}
 	c, release, err := s.acquire(ctx, s.write)
 	if err != nil {
 		return 0, err

@@ -109,20 +109,23 @@ func sortedDiff(a, b []string) (onlyA, onlyB []string) {
 	return onlyA, onlyB
 }
 
+// termLanguagesFor returns the account's languages when w needs them
+// (held as termLanguages holds them), none else.
+func (s *Store) termLanguagesFor(ctx context.Context, account string, w *termWrites) ([]string, error) {
+	if s.opts.noTerms || len(w.changes) == 0 || !w.langs {
+		return nil, nil
+	}
+	return s.termLanguages(ctx, account, s.opts.ShareLock)
+}
+
 // writeTerms writes w (read by readTerms) for records of account and
 // kind, inside the transaction of PutRecords: the rows of the terms a
 // record lost go, those it gained come; the missing terms of the
-// account's languages follow the languages with a title.
-func (s *Store) writeTerms(ctx context.Context, account, kind string, w *termWrites) error {
+// account's languages (langs, from termLanguagesFor) follow the
+// languages with a title.
+func (s *Store) writeTerms(ctx context.Context, account, kind string, w *termWrites, langs []string) error {
 	if s.opts.noTerms || len(w.changes) == 0 {
 		return nil
-	}
-	var langs []string
-	if w.langs {
-		var err error
-		if langs, err = s.termLanguages(ctx, account, s.opts.ShareLock); err != nil {
-			return err
-		}
 	}
 	var gone []termRow
 	var rows []any
@@ -181,8 +184,7 @@ func (s *Store) deleteTerms(ctx context.Context, account, kind string, rows []te
 		query := "DELETE FROM terms WHERE ctid = ANY(ARRAY(SELECT gone.ctid FROM unnest(CAST(? AS text[]), CAST(? AS text[])) " +
 			"AS wanted(wanted_term, wanted_id) CROSS JOIN LATERAL (SELECT ctid FROM terms WHERE account = ? AND kind = ? " +
 			"AND term = wanted_term AND id = wanted_id OFFSET 0) AS gone))"
-		_, err := s.exec(ctx, query, s.opts.List(terms), s.opts.List(ids), account, kind)
-		return err
+		return s.later(ctx, nil, query, s.opts.List(terms), s.opts.List(ids), account, kind)
 	}
 	// SQLite (the store without KeyLookups) searches the key for each
 	// pair of a JSON list.
