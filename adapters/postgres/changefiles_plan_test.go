@@ -26,16 +26,7 @@ func TestChangeFilesByKey(t *testing.T) {
 		SELECT 'acc', 'landing', 'l-' || n, 'mapId', 'map', 'm-' || (n % 100), true FROM generate_series(1, 20000) AS n`); err != nil {
 		t.Fatal(err)
 	}
-	var body string
-	if err := s.Write().QueryRowContext(ctx, "SELECT prosrc FROM pg_proc WHERE proname = 'changes_name_files' AND pronamespace = current_schema()::regnamespace").
-		Scan(&body); err != nil {
-		t.Fatal(err)
-	}
-	start, end := strings.Index(body, "INSERT INTO change_files"), strings.Index(body, "ON CONFLICT DO NOTHING")
-	if start < 0 || end < start {
-		t.Fatalf("changes_name_files has no INSERT INTO change_files ... ON CONFLICT DO NOTHING:\n%s", body)
-	}
-	statement := body[start : end+len("ON CONFLICT DO NOTHING")]
+	statement := triggerStatement(t, s, "changes_name_files", "INSERT INTO change_files", "ON CONFLICT DO NOTHING")
 	conn, err := s.Write().Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -61,4 +52,87 @@ func TestChangeFilesByKey(t *testing.T) {
 			t.Errorf("%s: the files of the changes are not found by the key of refs:\n%s", state, text)
 		}
 	}
+}
+
+// TestChangeFilesForgottenByKey: the triggers that let a change record's
+// files go when its document is removed (changes_forget_files) or the
+// change is purged (changes_purge_files) find them by the key of
+// change_files, the change's id, among 20,000 changes' files, on tables
+// never analyzed and again analyzed: a record's delete or a purge of a
+// few changes reads no other change's files. Their statements, taken
+// from the functions the migrations left, are explained with a
+// temporary table of three changes standing for the trigger's rows (a
+// purge of 1,000 changes at once may rightly read a small table whole).
+func TestChangeFilesForgottenByKey(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, err := Open(ctx, pgtest.DSN(t), &Options{MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	noAutovacuum(t, s)
+	if _, err := s.Write().ExecContext(ctx, "ALTER TABLE change_files SET (autovacuum_enabled = false)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Write().ExecContext(ctx, `INSERT INTO change_files (change_id, account, file_id)
+		SELECT n, 'acc', 'f-' || (n % 500) FROM generate_series(1, 20000) AS n`); err != nil {
+		t.Fatal(err)
+	}
+	statements := []string{
+		triggerStatement(t, s, "changes_forget_files", "DELETE FROM change_files", "));"),
+		triggerStatement(t, s, "changes_purge_files", "DELETE FROM change_files", "));"),
+	}
+	conn, err := s.Write().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `CREATE TEMPORARY TABLE gone AS SELECT * FROM changes WITH NO DATA`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, `INSERT INTO gone (id, commit_seq, account, kind, record_id, rev, op, time, author)
+		SELECT n * 1000, n * 1000, 'acc', 'resource', 'r-' || n, 2, 'delete', 0, 'a' FROM generate_series(1, 3) AS n`); err != nil {
+		t.Fatal(err)
+	}
+	// The planner knows a trigger's transition table's row count; a
+	// temporary table's it knows once analyzed.
+	if _, err := conn.ExecContext(ctx, `ANALYZE gone`); err != nil {
+		t.Fatal(err)
+	}
+	for _, state := range []string{"never analyzed", "analyzed"} {
+		if state == "analyzed" {
+			analyzeSchema(t, s)
+		}
+		for _, statement := range statements {
+			var plan []string
+			if err := conn.NewRaw("EXPLAIN "+strings.TrimSuffix(statement, ";")).Scan(ctx, &plan); err != nil {
+				t.Fatal(err)
+			}
+			text := strings.Join(plan, "\n")
+			if strings.Contains(text, "Seq Scan on change_files") || !strings.Contains(text, "change_files_pkey") {
+				t.Errorf("%s: %s\ndoes not find the files by the change's id:\n%s", state, statement, text)
+			}
+		}
+	}
+}
+
+// triggerStatement is the statement of the store's trigger function
+// function from its first "from" to the first "to" after it.
+func triggerStatement(t *testing.T, s *Store, function, from, to string) string {
+	t.Helper()
+	var body string
+	if err := s.Write().QueryRowContext(t.Context(), "SELECT prosrc FROM pg_proc WHERE proname = ? AND pronamespace = current_schema()::regnamespace", function).
+		Scan(&body); err != nil {
+		t.Fatal(err)
+	}
+	start := strings.Index(body, from)
+	end := -1
+	if start >= 0 {
+		end = strings.Index(body[start:], to)
+	}
+	if end < 0 {
+		t.Fatalf("%s has no %s ... %s:\n%s", function, from, to, body)
+	}
+	return body[start : start+end+len(to)]
 }
