@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -14,7 +15,14 @@ import (
 // statements are.
 func sendPipeline(ctx context.Context, c *sql.Conn, queries []string, args [][]any) (rows int64, failed int, err error) {
 	failed = -1
-	err = c.Raw(func(dc any) error {
+	err = c.Raw(func(dc any) (err error) {
+		// A panic here would make database/sql close the connection while
+		// the transaction on it holds it: the request would hang.
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("postgres: pipeline: %v", p)
+			}
+		}()
 		var pgc *pgx.Conn
 		switch c := dc.(type) {
 		case *schemaConn: // a host pool's (OpenPool)

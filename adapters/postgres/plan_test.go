@@ -168,8 +168,12 @@ func explainGeneric(tb testing.TB, s *Store, query string, args []any) string {
 			args[i] = pgdialect.Array(list)
 		}
 	}
+	execute := "EXPLAIN EXECUTE generic"
+	if n > 0 {
+		execute += "(" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")"
+	}
 	var plan []string
-	if err := conn.NewRaw("EXPLAIN EXECUTE generic("+strings.TrimSuffix(strings.Repeat("?, ", n), ", ")+")", args...).Scan(ctx, &plan); err != nil {
+	if err := conn.NewRaw(execute, args...).Scan(ctx, &plan); err != nil {
 		tb.Fatalf("%s: %v", query, err)
 	}
 	return strings.Join(plan, "\n")

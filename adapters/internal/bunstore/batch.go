@@ -211,8 +211,11 @@ func (s *Store) BatchOutcomes(ctx context.Context, account string, kind cms.Kind
 
 // PurgeBatches implements cms.Store.
 func (s *Store) PurgeBatches(ctx context.Context, before time.Time) (int, error) {
-	n, err := s.exec(ctx, "DELETE FROM batches WHERE status IN (?, ?) AND status_at < ?",
-		string(cms.BatchDone), string(cms.BatchError), micros(before))
+	// The states as literals, as everywhere a statement names states: a
+	// prepared statement's generic plan cannot tell how many rows states
+	// passed as arguments hold.
+	n, err := s.exec(ctx, "DELETE FROM batches WHERE status IN ('"+string(cms.BatchDone)+"', '"+string(cms.BatchError)+"') AND status_at < ?",
+		micros(before))
 	return int(n), err
 }
 
@@ -225,7 +228,7 @@ func (s *Store) BatchQueue(ctx context.Context) (cms.BatchQueue, error) {
 		Oldest int64  `bun:"oldest"`
 	}
 	if err := s.scan(ctx, s.read, &rows, "SELECT status, count(*) AS n, min(requested_at) AS oldest FROM batches "+
-		"WHERE status IN (?, ?) GROUP BY status", string(cms.BatchWaiting), string(cms.BatchProcessing)); err != nil {
+		"WHERE "+runningStatuses+" GROUP BY status"); err != nil {
 		return cms.BatchQueue{}, s.fail(err)
 	}
 	var q cms.BatchQueue

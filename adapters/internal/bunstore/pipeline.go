@@ -3,6 +3,7 @@ package bunstore
 import (
 	"context"
 	"database/sql"
+	"time"
 )
 
 // Pipeline sends statements of a transaction in one round trip, in
@@ -57,6 +58,7 @@ func (s *Store) later(ctx context.Context, onErr func(error) error, query string
 // flush sends the held writes (with query and args last when query is
 // not empty, whose touched rows it answers).
 func (s *Store) flush(ctx context.Context, query string, args []any) (int64, error) {
+	ctx = s.stmtContext(ctx)
 	p := s.pipe
 	if p.failed != nil {
 		return 0, p.failed
@@ -72,7 +74,12 @@ func (s *Store) flush(ctx context.Context, query string, args []any) (int64, err
 	if len(queries) == 0 {
 		return 0, nil
 	}
-	sctx, cancel := s.bound(ctx)
+	// Each statement has its own limit on the server: the round trip
+	// waits for as many.
+	sctx, cancel := ctx, context.CancelFunc(func() {})
+	if s.wait > 0 {
+		sctx, cancel = context.WithTimeout(ctx, s.wait*time.Duration(len(queries)))
+	}
 	defer cancel()
 	n, failed, err := p.send(sctx, p.conn, queries, all)
 	if err == nil {

@@ -212,6 +212,9 @@ func New(opts Options) *Store {
 		wait: opts.StatementWait}
 	if opts.GroupCommit {
 		s.group = &committer{}
+		// A grouped write's savepoint judges its own writes' errors, which a
+		// pipeline would hand to the next member's statement.
+		s.opts.Pipeline = nil
 	}
 	return s
 }

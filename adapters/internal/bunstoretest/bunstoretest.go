@@ -368,6 +368,10 @@ func RunOperations(t *testing.T, s cms.Store) {
 			}
 		}
 	}
+	// The batch queue's figures (metrics), among the batches kept.
+	if _, err := s.BatchQueue(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // StatementLog collects the distinct statements a store runs while on,
