@@ -15,43 +15,16 @@ import (
 // explained with a temporary table standing for the trigger's new rows.
 func TestChangeFilesByKey(t *testing.T) {
 	t.Parallel()
-	ctx := t.Context()
-	s, err := Open(ctx, pgtest.DSN(t), &Options{MaxConns: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	noAutovacuum(t, s)
-	if _, err := s.Write().ExecContext(ctx, `INSERT INTO refs (account, from_kind, from_id, field, to_kind, to_id, single)
-		SELECT 'acc', 'landing', 'l-' || n, 'mapId', 'map', 'm-' || (n % 100), true FROM generate_series(1, 20000) AS n`); err != nil {
-		t.Fatal(err)
-	}
-	statement := triggerStatement(t, s, "changes_name_files", "INSERT INTO change_files", "ON CONFLICT DO NOTHING")
-	conn, err := s.Write().Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `CREATE TEMPORARY TABLE added AS SELECT * FROM changes WITH NO DATA`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(ctx, `INSERT INTO added (id, commit_seq, account, kind, record_id, rev, op, time, author, document)
-		SELECT n, n, 'acc', 'landing', 'l-' || n, 1, 'upsert', 0, 'a', '{}' FROM generate_series(1, 3) AS n`); err != nil {
-		t.Fatal(err)
-	}
-	for _, state := range []string{"never analyzed", "analyzed"} {
-		if state == "analyzed" {
-			analyzeSchema(t, s)
-		}
-		var plan []string
-		if err := conn.NewRaw("EXPLAIN "+statement).Scan(ctx, &plan); err != nil {
-			t.Fatal(err)
-		}
-		text := strings.Join(plan, "\n")
-		if strings.Contains(text, "refs_to") || !strings.Contains(text, "refs_pkey") {
-			t.Errorf("%s: the files of the changes are not found by the key of refs:\n%s", state, text)
-		}
-	}
+	explainTrigger(t, triggerPlan{
+		fill: `INSERT INTO refs (account, from_kind, from_id, field, to_kind, to_id, single)
+			SELECT 'acc', 'landing', 'l-' || n, 'mapId', 'map', 'm-' || (n % 100), true FROM generate_series(1, 20000) AS n`,
+		rows: "added",
+		fillRows: `INSERT INTO added (id, commit_seq, account, kind, record_id, rev, op, time, author, document)
+			SELECT n, n, 'acc', 'landing', 'l-' || n, 1, 'upsert', 0, 'a', '{}' FROM generate_series(1, 3) AS n`,
+		statements: [][3]string{{"changes_name_files", "INSERT INTO change_files", "ON CONFLICT DO NOTHING"}},
+		check: func(plan string) bool { return !strings.Contains(plan, "refs_to") && strings.Contains(plan, "refs_pkey") },
+		want:  "the files of the changes found by the key of refs",
+	})
 }
 
 // TestChangeFilesForgottenByKey: the triggers that let a change record's
@@ -65,6 +38,44 @@ func TestChangeFilesByKey(t *testing.T) {
 // purge of 1,000 changes at once may rightly read a small table whole).
 func TestChangeFilesForgottenByKey(t *testing.T) {
 	t.Parallel()
+	explainTrigger(t, triggerPlan{
+		fill: `INSERT INTO change_files (change_id, account, file_id)
+			SELECT n, 'acc', 'f-' || (n % 500) FROM generate_series(1, 20000) AS n`,
+		rows: "gone",
+		fillRows: `INSERT INTO gone (id, commit_seq, account, kind, record_id, rev, op, time, author)
+			SELECT n * 1000, n * 1000, 'acc', 'resource', 'r-' || n, 2, 'delete', 0, 'a' FROM generate_series(1, 3) AS n`,
+		statements: [][3]string{
+			{"changes_forget_files", "DELETE FROM change_files", "))"},
+			{"changes_purge_files", "DELETE FROM change_files", "))"},
+		},
+		check: func(plan string) bool {
+			return !strings.Contains(plan, "Seq Scan on change_files") && strings.Contains(plan, "change_files_pkey")
+		},
+		want: "the files found by the change's id",
+	})
+}
+
+// triggerPlan is a test of the plans of a trigger function's statements.
+type triggerPlan struct {
+	// fill fills the store's tables.
+	fill string
+	// rows is the name the statements give the trigger's rows (a
+	// transition table), stood for by a temporary table of changes that
+	// fillRows fills.
+	rows, fillRows string
+	// statements are each a function, and the first text of its
+	// statement and the last.
+	statements [][3]string
+	// check tells a good plan; want says what it is.
+	check func(plan string) bool
+	want  string
+}
+
+// explainTrigger explains tp's statements, taken from the functions the
+// migrations left, on tables never analyzed (autovacuum off) and again
+// analyzed.
+func explainTrigger(t *testing.T, tp triggerPlan) {
+	t.Helper()
 	ctx := t.Context()
 	s, err := Open(ctx, pgtest.DSN(t), &Options{MaxConns: 2})
 	if err != nil {
@@ -75,30 +86,24 @@ func TestChangeFilesForgottenByKey(t *testing.T) {
 	if _, err := s.Write().ExecContext(ctx, "ALTER TABLE change_files SET (autovacuum_enabled = false)"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Write().ExecContext(ctx, `INSERT INTO change_files (change_id, account, file_id)
-		SELECT n, 'acc', 'f-' || (n % 500) FROM generate_series(1, 20000) AS n`); err != nil {
+	if _, err := s.Write().ExecContext(ctx, tp.fill); err != nil {
 		t.Fatal(err)
 	}
-	statements := []string{
-		triggerStatement(t, s, "changes_forget_files", "DELETE FROM change_files", "));"),
-		triggerStatement(t, s, "changes_purge_files", "DELETE FROM change_files", "));"),
+	statements := make([]string, len(tp.statements))
+	for i, st := range tp.statements {
+		statements[i] = triggerStatement(t, s, st[0], st[1], st[2])
 	}
 	conn, err := s.Write().Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `CREATE TEMPORARY TABLE gone AS SELECT * FROM changes WITH NO DATA`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(ctx, `INSERT INTO gone (id, commit_seq, account, kind, record_id, rev, op, time, author)
-		SELECT n * 1000, n * 1000, 'acc', 'resource', 'r-' || n, 2, 'delete', 0, 'a' FROM generate_series(1, 3) AS n`); err != nil {
-		t.Fatal(err)
-	}
 	// The planner knows a trigger's transition table's row count; a
 	// temporary table's it knows once analyzed.
-	if _, err := conn.ExecContext(ctx, `ANALYZE gone`); err != nil {
-		t.Fatal(err)
+	for _, q := range []string{"CREATE TEMPORARY TABLE " + tp.rows + " AS SELECT * FROM changes WITH NO DATA", tp.fillRows, "ANALYZE " + tp.rows} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, state := range []string{"never analyzed", "analyzed"} {
 		if state == "analyzed" {
@@ -106,12 +111,11 @@ func TestChangeFilesForgottenByKey(t *testing.T) {
 		}
 		for _, statement := range statements {
 			var plan []string
-			if err := conn.NewRaw("EXPLAIN "+strings.TrimSuffix(statement, ";")).Scan(ctx, &plan); err != nil {
+			if err := conn.NewRaw("EXPLAIN "+statement).Scan(ctx, &plan); err != nil {
 				t.Fatal(err)
 			}
-			text := strings.Join(plan, "\n")
-			if strings.Contains(text, "Seq Scan on change_files") || !strings.Contains(text, "change_files_pkey") {
-				t.Errorf("%s: %s\ndoes not find the files by the change's id:\n%s", state, statement, text)
+			if text := strings.Join(plan, "\n"); !tp.check(text) {
+				t.Errorf("%s: %s\nwant %s:\n%s", state, statement, tp.want, text)
 			}
 		}
 	}

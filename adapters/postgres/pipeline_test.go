@@ -11,6 +11,7 @@ import (
 
 	"github.com/bwcms/cms/adapters/postgres/pgtest"
 	"github.com/bwcms/cms/cms"
+	"github.com/bwcms/cms/cms/cmstest"
 )
 
 // roundTrips records the statements each pipelined round trip sent.
@@ -45,22 +46,9 @@ func TestPipelineSendsWritesTogether(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	svc, err := cms.NewService(s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	en, _ := cms.NewLanguages("en")
-	if err := svc.CreateAccount(t.Context(), "acc", en); err != nil {
-		t.Fatal(err)
-	}
-	ctx := cms.WithPrincipal(t.Context(), cms.Principal{Account: "acc", User: "u", Perms: []string{"*"}, Langs: en})
-	for _, body := range []string{`{"id":"m-1","title":"One"}`, `{"id":"m-2","title":"Two"}`} {
-		if _, err := svc.Upsert(ctx, cms.KindMap, []byte(body), nil); err != nil {
-			t.Fatal(err)
-		}
-	}
+	svc, ctx := cmstest.BenchService(t, s, nil)
 	trips.reset()
-	if _, err := svc.Upsert(ctx, cms.KindResource, []byte(`{"id":"r-1","title":"Lake","mapIds":["m-1","m-2"]}`), nil); err != nil {
+	if _, err := svc.Upsert(ctx, cms.KindResource, []byte(`{"id":"r-1","title":"Lake","mapIds":["map-1","map-2"]}`), nil); err != nil {
 		t.Fatal(err)
 	}
 	var last []string
@@ -77,10 +65,10 @@ func TestPipelineSendsWritesTogether(t *testing.T) {
 	if e, err := s.GetRecord(t.Context(), "acc", cms.KindResource, "r-1"); err != nil || (*e.Record.Common().Title)["en"] != "Lake" {
 		t.Fatalf("the created Resource: %+v, %v", e, err)
 	}
-	if maps, err := s.ResourceMaps(t.Context(), "acc", "r-1", cms.RolePrimary); err != nil || !slices.Equal(maps, []string{"m-1", "m-2"}) {
+	if maps, err := s.ResourceMaps(t.Context(), "acc", "r-1", cms.RolePrimary); err != nil || !slices.Equal(maps, []string{"map-1", "map-2"}) {
 		t.Errorf("the created Resource's Maps: %v, %v", maps, err)
 	}
-	for kind, id := range map[cms.Kind]string{cms.KindResource: "r-1", cms.KindMap: "m-1"} {
+	for kind, id := range map[cms.Kind]string{cms.KindResource: "r-1", cms.KindMap: "map-1"} {
 		if rev, err := s.LastRevision(t.Context(), "acc", kind, id); err != nil || rev.Rev < 1 {
 			t.Errorf("%s %s: change record %+v, %v", kind, id, rev, err)
 		}

@@ -664,8 +664,9 @@ func BenchChanges(b *testing.B, open func(b *testing.B) cms.Store) {
 
 // BenchService is a service over store with an account "acc", the Maps
 // map-1 and map-2 that ChangeBenchRecord's Resources join, and the
-// context of a user who may do everything there.
-func BenchService(b *testing.B, store cms.Store, opts *cms.Options) (*cms.Service, context.Context) {
+// context of a user who may do everything there (benchmarks, and tests
+// of what a store does under the service's writes).
+func BenchService(b testing.TB, store cms.Store, opts *cms.Options) (*cms.Service, context.Context) {
 	svc, err := cms.NewService(store, opts)
 	if err != nil {
 		b.Fatal(err)
