@@ -22,8 +22,10 @@ func TestChangeFilesByKey(t *testing.T) {
 		fillRows: `INSERT INTO added (id, commit_seq, account, kind, record_id, rev, op, time, author, document)
 			SELECT n, n, 'acc', 'landing', 'l-' || n, 1, 'upsert', 0, 'a', '{}' FROM generate_series(1, 3) AS n`,
 		statements: [][3]string{{"changes_name_files", "INSERT INTO change_files", "ON CONFLICT DO NOTHING"}},
-		check: func(plan string) bool { return !strings.Contains(plan, "refs_to") && strings.Contains(plan, "refs_pkey") },
-		want:  "the files of the changes found by the key of refs",
+		check: func(plan string) bool {
+			return !strings.Contains(plan, "refs_to") && strings.Contains(plan, "refs_pkey")
+		},
+		want: "the files of the changes found by the key of refs",
 	})
 }
 
