@@ -96,6 +96,7 @@ func (s *Store) PutRecords(ctx context.Context, entries []*cms.Entry) error {
 			err = s.settle(ctx) // its own writes' errors, before the savepoint goes
 		}
 		if err != nil {
+			s.discard()
 			if _, rerr := s.exec(ctx, "ROLLBACK TO SAVEPOINT put_records"); rerr != nil {
 				// SQLite rolls the whole transaction back on some errors
 				// (a full disk): the savepoint is gone, and err says why.

@@ -99,13 +99,20 @@ func (s *Store) held() bool {
 }
 
 // settle sends the held writes now and answers their error, for a
-// caller that undoes them itself (a rollback to its savepoint, after
-// which the transaction goes on).
+// caller that judges them itself (before releasing its savepoint).
 func (s *Store) settle(ctx context.Context) error {
 	if !s.held() {
 		return nil
 	}
 	_, err := s.flush(ctx, "", nil)
-	s.pipe.failed = nil
 	return err
+}
+
+// discard forgets the held writes and the failure of any, for a caller
+// that rolls back to its savepoint: the rollback undoes them, sent or
+// not, and the transaction goes on.
+func (s *Store) discard() {
+	if s.pipe != nil {
+		s.pipe.queries, s.pipe.args, s.pipe.onErr, s.pipe.failed = nil, nil, nil, nil
+	}
 }
