@@ -34,8 +34,9 @@ const (
 // own (no driver registered by name). With
 // manualCheckpoints the writer does not checkpoint by itself: otherwise
 // the commit that takes the WAL past 1,000 pages copies it into the file
-// before it returns (about a tenth of a large batch).
-func openDB(path string, memory bool, busy time.Duration, r role, manualCheckpoints bool) *sql.DB {
+// before it returns (about a tenth of a large batch). vfs names the
+// writer's VFS (walvfs.c's, or "" for SQLite's default).
+func openDB(path string, memory bool, busy time.Duration, r role, manualCheckpoints bool, vfs string) *sql.DB {
 	drv := &sqlite3.SQLiteDriver{}
 	if r == writer {
 		drv.ConnectHook = func(c *sqlite3.SQLiteConn) error {
@@ -53,13 +54,16 @@ func openDB(path string, memory bool, busy time.Duration, r role, manualCheckpoi
 			return err
 		}
 	}
-	return sql.OpenDB(connector{drv: drv, dsn: dsn(path, memory, busy, r == reader)})
+	if r != writer {
+		vfs = ""
+	}
+	return sql.OpenDB(connector{drv: drv, dsn: dsn(path, memory, busy, r == reader, vfs)})
 }
 
 // openConn opens one connection of the writer's kind on path, outside any
 // pool.
 func openConn(path string, memory bool, busy time.Duration) (io.Closer, error) {
-	return (&sqlite3.SQLiteDriver{}).Open(dsn(path, memory, busy, false))
+	return (&sqlite3.SQLiteDriver{}).Open(dsn(path, memory, busy, false, ""))
 }
 
 type connector struct {
@@ -85,12 +89,16 @@ func memoryName() string {
 // memdb VFS under its name: one database every connection that names it
 // shares, with the locking of a file's (readers wait for a commit, with
 // the busy timeout, instead of failing as shared-cache connections do),
-// a rollback journal in memory, no WAL.
-func dsn(path string, memory bool, busy time.Duration, readOnly bool) string {
+// a rollback journal in memory, no WAL. vfs, for a file, names a VFS
+// other than the default.
+func dsn(path string, memory bool, busy time.Duration, readOnly bool, vfs string) string {
 	q := url.Values{}
 	if memory {
 		q.Set("vfs", "memdb")
 	} else {
+		if vfs != "" {
+			q.Set("vfs", vfs)
+		}
 		q.Set("_journal_mode", "WAL")
 		q.Set("_synchronous", "NORMAL")
 	}
