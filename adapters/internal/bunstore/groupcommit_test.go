@@ -43,7 +43,8 @@ func newGroupStore(t *testing.T) *groupStore {
 		t.Fatal(err)
 	}
 	g := &groupStore{}
-	g.Store = New(Options{Write: write, Read: read, GroupCommit: true, DetachTxStatements: true,
+	// As the SQLite adapter configures it.
+	g.Store = New(Options{Write: write, Read: read, GroupCommit: true, DetachTxStatements: true, PlainTx: "BEGIN IMMEDIATE",
 		Trace: func(query string, _ []any) {
 			g.mu.Lock()
 			g.trace = append(g.trace, query)

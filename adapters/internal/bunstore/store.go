@@ -7,6 +7,7 @@ package bunstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"slices"
@@ -106,6 +107,11 @@ type Options struct {
 	// 0: it waits as long as its context allows (SQLite, whose one writer
 	// is meant to be queued for).
 	ConnWait time.Duration
+	// PlainTx, when set, is the statement that begins a write
+	// transaction, run on the connection with COMMIT and ROLLBACK instead
+	// of a database/sql transaction (whose every query starts a goroutine
+	// that watches the transaction's context). Without Pipeline.
+	PlainTx string
 	// DetachTxStatements runs the statements of a transaction without the
 	// caller's cancellation (SQLite): its driver watches a context that can
 	// end with a goroutine and a channel for every statement, about 5% of
@@ -257,6 +263,9 @@ func (s *Store) runTx(caller, ctx context.Context, batch bool, conn *bun.Conn, f
 	if batch {
 		wait = s.opts.BatchStatementWait
 	}
+	if s.opts.PlainTx != "" {
+		return s.plainTx(caller, ctx, batch, conn, wait, fn)
+	}
 	// The transaction's own context (database/sql's BEGIN, COMMIT and
 	// ROLLBACK run with it) ends when one of them waits past wait: the
 	// statements in between are bounded one by one.
@@ -326,6 +335,70 @@ func (s *Store) runTx(caller, ctx context.Context, batch bool, conn *bun.Conn, f
 		}
 	}
 	return s.fail(err)
+}
+
+// plainTx is runTx with the transaction begun (Options.PlainTx),
+// committed and rolled back by statements on its connection: a query of
+// a database/sql transaction starts a goroutine that watches the
+// transaction's context, and on SQLite that cost more than the query
+// (docs/performance.md). A caller whose context ended before the COMMIT
+// has the transaction rolled back, as database/sql's would be.
+func (s *Store) plainTx(caller, ctx context.Context, batch bool, conn *bun.Conn, wait time.Duration, fn func(txs *Store) error) (err error) {
+	var c *sql.Conn
+	if conn != nil {
+		c = conn.Conn
+	} else {
+		wctx, cancel := ctx, context.CancelFunc(func() {})
+		if s.opts.ConnWait > 0 {
+			wctx, cancel = context.WithTimeout(ctx, s.opts.ConnWait)
+		}
+		c, err = s.opts.Write.DB.Conn(wctx)
+		cancel()
+		if err != nil {
+			return s.connFailure(caller, err)
+		}
+		defer c.Close()
+	}
+	txs := &Store{opts: s.opts, docs: s.docs, write: c, read: c, inTx: true, texts: s.texts, wait: wait}
+	// The three statements of the transaction itself are not the
+	// store's (no trace, no plan to check).
+	stmtCtx := txs.stmtContext(ctx)
+	if _, err := c.ExecContext(stmtCtx, s.opts.PlainTx); err != nil {
+		return s.fail(err)
+	}
+	committed := false
+	defer func() {
+		if committed {
+			return
+		}
+		// fn failed, panicked (which goes on) or the COMMIT failed. A
+		// connection the ROLLBACK fails on may still be in the
+		// transaction: it leaves the pool.
+		if _, rerr := c.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
+			_ = c.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}()
+	if batch && s.opts.BatchTxStart != "" {
+		if _, err := txs.exec(ctx, s.opts.BatchTxStart); err != nil {
+			return s.fail(err)
+		}
+	}
+	if err := fn(txs); err != nil {
+		return s.fail(err)
+	}
+	if txs.held() {
+		if _, err := txs.flush(ctx, "", nil); err != nil {
+			return s.fail(err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return s.fail(err)
+	}
+	if _, err := c.ExecContext(stmtCtx, "COMMIT"); err != nil {
+		return s.fail(err)
+	}
+	committed = true
+	return nil
 }
 
 // connFailure is the error of a connection not had within
