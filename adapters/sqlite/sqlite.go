@@ -143,7 +143,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	}
 	// The writer's commits reach the WAL in one write each (walvfs.c).
 	var vfs string
-	if !memory && !o.SeparateWALWrites {
+	if !memory && !o.SeparateWALWrites && walVFSName != "" {
 		if err := registerWALVFS(); err != nil {
 			o.Logger.Warn("sqlite: WAL writes go one page at a time", "err", err)
 		} else {
