@@ -8,22 +8,30 @@
 ** page, so a commit of 36 pages costs 72 pwrite calls; on a virtual
 ** machine a system call costs more than copying the page does
 ** (docs/performance.md). This VFS gathers a WAL file's writes while each
-** continues the one before, and passes them on as one write:
+** appends to the one before, and passes them on as one write:
 **
 ** - after the page that follows a commit frame's header (bytes 4-7 of a
 **   frame header, the database size after the commit, are nonzero only
-**   in a commit frame: the WAL file format), so every commit is in the
-**   file before the call that wrote it returns, and so before SQLite
-**   publishes it to readers in the WAL index;
-** - before a write that does not continue them, before any other call on
-**   the file (read, sync, truncate, size, file control, close), and when
-**   the buffer is full.
+**   in a commit frame: the WAL file format), so a commit is in the file
+**   before the call that wrote its last frame returns;
+** - when SQLite makes its shared-memory barrier on the database file,
+**   which it does before the WAL-index header that publishes a commit
+**   becomes valid (walIndexWriteHdr): whatever path wrote the commit,
+**   it is in the file before readers or a recovery can take it;
+** - before a write that does not append to them, before any other call
+**   on the file (read, sync, truncate, size, file control, close), and
+**   when the buffer is full.
+**
+** A write over bytes already written (a frame's page written again, the
+** frame headers walRewriteChecksums writes again, the last of them a
+** commit's) is passed on at once, after what is gathered.
 **
 ** Frames of a transaction not yet committed may wait in the buffer:
 ** nothing reads them but the connection writing them, whose reads pass
-** through this file and send them first. A process killed with frames in
-** the buffer loses only an uncommitted transaction, as it would have
-** without the buffer. Files other than WAL files are passed through.
+** through this file and send them first. A write that fails is answered
+** to SQLite, and so is every later call on the file (a failure SQLite did
+** not see, at the barrier, which returns nothing, fails the next call).
+** Files other than WAL files are passed through.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +41,7 @@
 /* The driver's SQLite, linked into the same program. */
 extern sqlite3_vfs *sqlite3_vfs_find(const char *) __attribute__((weak));
 extern int sqlite3_vfs_register(sqlite3_vfs *, int) __attribute__((weak));
+extern sqlite3_file *sqlite3_database_file_object(const char *) __attribute__((weak));
 
 /* The most a WAL file gathers before it passes the writes on: the unix
 ** VFS writes at most 128 KiB - 1 bytes in one call (seekAndWriteFd), and
@@ -43,15 +52,20 @@ typedef struct bwFile bwFile;
 struct bwFile {
   sqlite3_file base;
   sqlite3_file *real;     /* the wrapped VFS's file, stored after this one */
+  bwFile *peer;           /* a WAL file's database file, and the reverse */
   int wal;                /* a WAL file: its writes are gathered */
   int commitPending;      /* a commit frame's header is in buf: pass on after its page */
+  int err;                /* a failed write: every later call answers it */
   unsigned char *buf;     /* writes not yet passed on: len bytes from off */
   int len;
   sqlite3_int64 off;
+  sqlite3_int64 end;      /* the end of the furthest write since the WAL started over */
 };
 
 static sqlite3_vfs bwVfs;
-static sqlite3_io_methods bwMethods;
+/* The file methods, by the wrapped file's version (1 to 3): SQLite asks
+** a version 1 file for no shared memory, and so uses no WAL with it. */
+static sqlite3_io_methods bwMethods[3];
 static long long bwRealWrites;   /* WAL writes passed on */
 static long long bwWalWrites;    /* WAL writes SQLite made */
 
@@ -59,14 +73,15 @@ static long long bwWalWrites;    /* WAL writes SQLite made */
 #define REAL_VFS ((sqlite3_vfs *)bwVfs.pAppData)
 
 static int bwFlush(bwFile *p) {
-  if (p->len == 0) {
-    return SQLITE_OK;
+  if (p->err != SQLITE_OK || p->len == 0) {
+    return p->err;
   }
   int n = p->len;
   p->len = 0;
   p->commitPending = 0;
   __atomic_add_fetch(&bwRealWrites, 1, __ATOMIC_RELAXED);
-  return p->real->pMethods->xWrite(p->real, p->buf, n, p->off);
+  p->err = p->real->pMethods->xWrite(p->real, p->buf, n, p->off);
+  return p->err;
 }
 
 static int bwWrite(sqlite3_file *f, const void *data, int amt, sqlite3_int64 off) {
@@ -76,18 +91,31 @@ static int bwWrite(sqlite3_file *f, const void *data, int amt, sqlite3_int64 off
   }
   __atomic_add_fetch(&bwWalWrites, 1, __ATOMIC_RELAXED);
   int rc = SQLITE_OK;
-  if (p->len > 0 && (off != p->off + p->len || p->len + amt > BW_WAL_BUFFER)) {
-    int pending = p->commitPending;
+  if (off == 0) {
+    p->end = 0; /* the WAL header: the WAL starts over */
+  }
+  if (off + amt <= p->end || amt > BW_WAL_BUFFER) {
+    /* Over bytes written before: no write of its own may follow it. */
     rc = bwFlush(p);
     if (rc != SQLITE_OK) {
       return rc;
     }
+    __atomic_add_fetch(&bwRealWrites, 1, __ATOMIC_RELAXED);
+    p->err = p->real->pMethods->xWrite(p->real, data, amt, off);
+    if (off + amt > p->end) {
+      p->end = off + amt;
+    }
+    return p->err;
+  }
+  p->end = off + amt;
+  if (p->len > 0 && off != p->off + p->len) {
+    rc = bwFlush(p);
+  } else if (p->len + amt > BW_WAL_BUFFER) {
+    int pending = p->commitPending; /* the page after it still passes it on */
+    rc = bwFlush(p);
     p->commitPending = pending;
   }
-  if (amt > BW_WAL_BUFFER) {
-    __atomic_add_fetch(&bwRealWrites, 1, __ATOMIC_RELAXED);
-    rc = p->real->pMethods->xWrite(p->real, data, amt, off);
-    p->commitPending = 0;
+  if (rc != SQLITE_OK) {
     return rc;
   }
   if (p->len == 0) {
@@ -108,6 +136,10 @@ static int bwWrite(sqlite3_file *f, const void *data, int amt, sqlite3_int64 off
 static int bwClose(sqlite3_file *f) {
   bwFile *p = (bwFile *)f;
   int rc = bwFlush(p);
+  if (p->peer != 0) {
+    p->peer->peer = 0;
+    p->peer = 0;
+  }
   int rc2 = p->real->pMethods->xClose(p->real);
   free(p->buf);
   p->buf = 0;
@@ -120,7 +152,11 @@ static int bwRead(sqlite3_file *f, void *data, int amt, sqlite3_int64 off) {
 }
 
 static int bwTruncate(sqlite3_file *f, sqlite3_int64 size) {
-  int rc = bwFlush((bwFile *)f);
+  bwFile *p = (bwFile *)f;
+  int rc = bwFlush(p);
+  if (p->end > size) {
+    p->end = size;
+  }
   return rc != SQLITE_OK ? rc : REAL(f)->pMethods->xTruncate(REAL(f), size);
 }
 
@@ -150,15 +186,22 @@ static int bwDeviceCharacteristics(sqlite3_file *f) {
   return REAL(f)->pMethods->xDeviceCharacteristics(REAL(f));
 }
 
-/* The shared-memory calls are made on the database file, whose writes
-** are never gathered; they are passed on as they are. */
+/* The shared-memory calls are made on the database file, whose own
+** writes are never gathered. Its barrier passes its WAL's gathered writes
+** on first (see the top of this file). */
 static int bwShmMap(sqlite3_file *f, int pg, int pgsz, int extend, void volatile **pp) {
   return REAL(f)->pMethods->xShmMap(REAL(f), pg, pgsz, extend, pp);
 }
 static int bwShmLock(sqlite3_file *f, int offset, int n, int flags) {
   return REAL(f)->pMethods->xShmLock(REAL(f), offset, n, flags);
 }
-static void bwShmBarrier(sqlite3_file *f) { REAL(f)->pMethods->xShmBarrier(REAL(f)); }
+static void bwShmBarrier(sqlite3_file *f) {
+  bwFile *p = (bwFile *)f;
+  if (p->peer != 0) {
+    bwFlush(p->peer); /* a failure stays on the WAL file for its next call */
+  }
+  REAL(f)->pMethods->xShmBarrier(REAL(f));
+}
 static int bwShmUnmap(sqlite3_file *f, int deleteFlag) {
   return REAL(f)->pMethods->xShmUnmap(REAL(f), deleteFlag);
 }
@@ -191,11 +234,21 @@ static int bwOpen(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, int 
   int rc = REAL_VFS->xOpen(REAL_VFS, name, p->real, flags, outFlags);
   /* SQLite closes a file whose methods are set, even after a failed
   ** open: ours are set exactly when the wrapped file's are. */
-  if (p->real->pMethods != 0) {
-    p->base.pMethods = &bwMethods;
-  } else {
+  if (p->real->pMethods == 0) {
     free(p->buf);
     p->buf = 0;
+    return rc;
+  }
+  int version = p->real->pMethods->iVersion;
+  p->base.pMethods = &bwMethods[(version < 1 ? 1 : version > 3 ? 3 : version) - 1];
+  if (rc == SQLITE_OK && p->wal && sqlite3_database_file_object) {
+    /* The database file this connection opened the WAL for, when it is
+    ** one of ours: its barrier passes this file's writes on. */
+    bwFile *db = (bwFile *)sqlite3_database_file_object(name);
+    if (db != 0 && db->base.pMethods >= &bwMethods[0] && db->base.pMethods <= &bwMethods[2] && !db->wal) {
+      db->peer = p;
+      p->peer = db;
+    }
   }
   return rc;
 }
@@ -241,7 +294,7 @@ int bw_walvfs_register(const char *name) {
   if (real == 0 || real->iVersion < 2) {
     return SQLITE_IOERR;
   }
-  bwMethods = (sqlite3_io_methods){
+  bwMethods[2] = (sqlite3_io_methods){
       .iVersion = 3,
       .xClose = bwClose,
       .xRead = bwRead,
@@ -262,6 +315,16 @@ int bw_walvfs_register(const char *name) {
       .xFetch = bwFetch,
       .xUnfetch = bwUnfetch,
   };
+  bwMethods[1] = bwMethods[2];
+  bwMethods[1].iVersion = 2;
+  bwMethods[1].xFetch = 0;
+  bwMethods[1].xUnfetch = 0;
+  bwMethods[0] = bwMethods[1];
+  bwMethods[0].iVersion = 1;
+  bwMethods[0].xShmMap = 0;
+  bwMethods[0].xShmLock = 0;
+  bwMethods[0].xShmBarrier = 0;
+  bwMethods[0].xShmUnmap = 0;
   bwVfs = (sqlite3_vfs){
       .iVersion = 2,
       .szOsFile = (int)sizeof(bwFile) + real->szOsFile,

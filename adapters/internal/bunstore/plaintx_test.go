@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"runtime"
 	"slices"
 	"testing"
@@ -62,6 +63,22 @@ func TestPlainTx(t *testing.T) {
 				return err
 			}); err == nil {
 				t.Error("a caller that gave up before the COMMIT: no error")
+			}
+			during, stop := context.WithCancel(ctx)
+			ran := 0
+			if err := g.WithTx(during, func(tx cms.Store) error {
+				for i := range 20 {
+					if i == 2 {
+						stop() // the caller gives up: the statements after stop
+					}
+					if err := insert(fmt.Sprintf("lost-4-%d", i))(tx); err != nil {
+						return err
+					}
+					ran++
+				}
+				return nil
+			}); err == nil || ran != 2 {
+				t.Errorf("a caller that gave up during the transaction: %v after %d statements; want an error after 2", err, ran)
 			}
 			if err := g.WithTx(ctx, insert("kept")); err != nil {
 				t.Fatalf("the next transaction: %v", err)

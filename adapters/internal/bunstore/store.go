@@ -199,6 +199,9 @@ type Store struct {
 	// pipe holds a transaction's writes for the next round trip
 	// (Options.Pipeline; nil outside a transaction, or without).
 	pipe *pipeline
+	// txCtx is a plain transaction's context (Options.PlainTx), when it
+	// can end: its statements, detached, stop once it has.
+	txCtx context.Context
 }
 
 // conn is what *sql.DB and *sql.Tx share.
@@ -359,7 +362,13 @@ func (s *Store) plainTx(caller, ctx context.Context, batch bool, conn *bun.Conn,
 		}
 		defer c.Close()
 	}
+	if err := ctx.Err(); err != nil {
+		return s.fail(err)
+	}
 	txs := &Store{opts: s.opts, docs: s.docs, write: c, read: c, inTx: true, texts: s.texts, wait: wait}
+	if ctx.Done() != nil {
+		txs.txCtx = ctx
+	}
 	// The three statements of the transaction itself are not the
 	// store's (no trace, no plan to check).
 	stmtCtx := txs.stmtContext(ctx)
@@ -416,6 +425,11 @@ func (s *Store) connFailure(ctx context.Context, err error) error {
 // that wait, which release gives back. The transaction's held writes
 // (Options.Pipeline) go first.
 func (s *Store) acquire(ctx context.Context, c conn) (conn, func(), error) {
+	if s.txCtx != nil {
+		if err := s.txCtx.Err(); err != nil {
+			return nil, nil, s.fail(err) // the transaction is rolled back
+		}
+	}
 	if s.held() { // a read sees the transaction's held writes
 		if _, err := s.flush(ctx, "", nil); err != nil {
 			return nil, nil, err
