@@ -29,8 +29,8 @@
 ** Frames of a transaction not yet committed may wait in the buffer:
 ** nothing reads them but the connection writing them, whose reads pass
 ** through this file and send them first. A write that fails is answered
-** to SQLite, and so is every later call on the file (a failure SQLite did
-** not see, at the barrier, which returns nothing, fails the next call).
+** to SQLite by the call that passed it on; one at the barrier, which
+** returns nothing, by the file's next call.
 ** Files other than WAL files are passed through.
 */
 #include <stdlib.h>
@@ -55,7 +55,7 @@ struct bwFile {
   bwFile *peer;           /* a WAL file's database file, and the reverse */
   int wal;                /* a WAL file: its writes are gathered */
   int commitPending;      /* a commit frame's header is in buf: pass on after its page */
-  int err;                /* a failed write: every later call answers it */
+  int err;                /* a write failed at the barrier: the next call answers it */
   unsigned char *buf;     /* writes not yet passed on: len bytes from off */
   int len;
   sqlite3_int64 off;
@@ -73,15 +73,19 @@ static long long bwWalWrites;    /* WAL writes SQLite made */
 #define REAL_VFS ((sqlite3_vfs *)bwVfs.pAppData)
 
 static int bwFlush(bwFile *p) {
-  if (p->err != SQLITE_OK || p->len == 0) {
-    return p->err;
+  if (p->err != SQLITE_OK) {
+    int rc = p->err; /* the barrier's, answered once */
+    p->err = SQLITE_OK;
+    return rc;
+  }
+  if (p->len == 0) {
+    return SQLITE_OK;
   }
   int n = p->len;
   p->len = 0;
   p->commitPending = 0;
   __atomic_add_fetch(&bwRealWrites, 1, __ATOMIC_RELAXED);
-  p->err = p->real->pMethods->xWrite(p->real, p->buf, n, p->off);
-  return p->err;
+  return p->real->pMethods->xWrite(p->real, p->buf, n, p->off);
 }
 
 static int bwWrite(sqlite3_file *f, const void *data, int amt, sqlite3_int64 off) {
@@ -101,11 +105,10 @@ static int bwWrite(sqlite3_file *f, const void *data, int amt, sqlite3_int64 off
       return rc;
     }
     __atomic_add_fetch(&bwRealWrites, 1, __ATOMIC_RELAXED);
-    p->err = p->real->pMethods->xWrite(p->real, data, amt, off);
     if (off + amt > p->end) {
       p->end = off + amt;
     }
-    return p->err;
+    return p->real->pMethods->xWrite(p->real, data, amt, off);
   }
   p->end = off + amt;
   if (p->len > 0 && off != p->off + p->len) {
@@ -198,7 +201,10 @@ static int bwShmLock(sqlite3_file *f, int offset, int n, int flags) {
 static void bwShmBarrier(sqlite3_file *f) {
   bwFile *p = (bwFile *)f;
   if (p->peer != 0) {
-    bwFlush(p->peer); /* a failure stays on the WAL file for its next call */
+    int rc = bwFlush(p->peer);
+    if (rc != SQLITE_OK) {
+      p->peer->err = rc; /* the barrier returns nothing: the WAL's next call answers it */
+    }
   }
   REAL(f)->pMethods->xShmBarrier(REAL(f));
 }
