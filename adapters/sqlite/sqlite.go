@@ -67,9 +67,10 @@ type Options struct {
 	// SeparateWALWrites lets SQLite write the WAL by itself: two system
 	// calls for each page a commit writes (its frame header, then the
 	// page). By default the writer's connection gathers a commit's WAL
-	// writes and passes them on in one call, before the commit returns
-	// (a VFS of the store's own, over SQLite's default one; Linux and
-	// macOS). For benchmarks that compare.
+	// writes and passes them on in one call, before SQLite publishes the
+	// commit to other connections (a VFS of the store's own, over
+	// SQLite's default one; Linux and macOS). For benchmarks that
+	// compare.
 	SeparateWALWrites bool
 
 	// migrations replaces the embedded migrations (tests open older schemas).

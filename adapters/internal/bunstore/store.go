@@ -344,8 +344,9 @@ func (s *Store) runTx(caller, ctx context.Context, batch bool, conn *bun.Conn, f
 // committed and rolled back by statements on its connection: a query of
 // a database/sql transaction starts a goroutine that watches the
 // transaction's context, and on SQLite that cost more than the query
-// (docs/performance.md). A caller whose context ended before the COMMIT
-// has the transaction rolled back, as database/sql's would be.
+// (docs/performance.md). A caller whose context ends has the
+// transaction rolled back, as database/sql's would be: its next
+// statement, or the COMMIT, is refused (acquire, txCtx).
 func (s *Store) plainTx(caller, ctx context.Context, batch bool, conn *bun.Conn, wait time.Duration, fn func(txs *Store) error) (err error) {
 	var c *sql.Conn
 	if conn != nil {
