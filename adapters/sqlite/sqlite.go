@@ -69,7 +69,7 @@ type Options struct {
 	// page). By default the writer's connection gathers a commit's WAL
 	// writes and passes them on in one call, before SQLite publishes the
 	// commit to other connections (a VFS of the store's own, over
-	// SQLite's default one; Linux and macOS). For benchmarks that
+	// SQLite's default one; Linux). For benchmarks that
 	// compare.
 	SeparateWALWrites bool
 

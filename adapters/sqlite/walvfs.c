@@ -1,4 +1,4 @@
-//go:build (linux || darwin) && cgo
+//go:build linux && cgo
 
 /*
 ** walvfs: the process's default SQLite VFS, with the writes of each WAL

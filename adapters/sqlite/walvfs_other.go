@@ -1,9 +1,10 @@
-//go:build !((linux || darwin) && cgo)
+//go:build !(linux && cgo)
 
 package sqlite
 
-// walVFSName is empty: walvfs.c is built for Linux and macOS only, and
-// elsewhere SQLite writes the WAL by itself.
+// walVFSName is empty: walvfs.c is built for Linux only (it declares
+// SQLite's functions weak, which ELF links allow), and elsewhere SQLite
+// writes the WAL by itself.
 const walVFSName = ""
 
 func registerWALVFS() error { return nil }

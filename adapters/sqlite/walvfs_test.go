@@ -20,7 +20,7 @@ import (
 // by itself. Not parallel: the VFS counts the process's writes.
 func TestWALWritesGathered(t *testing.T) {
 	if walVFSName == "" {
-		t.Skip("the WAL VFS is built for Linux and macOS only")
+		t.Skip("the WAL VFS is built for Linux only")
 	}
 	creates := func(t *testing.T, path string, opts *Options, n int) (made, passed int64) {
 		s, err := Open(t.Context(), path, opts)
@@ -90,7 +90,7 @@ func TestWALWritesGathered(t *testing.T) {
 // recovery drop the whole transaction.
 func TestWALCommitSurvivesCrash(t *testing.T) {
 	if walVFSName == "" {
-		t.Skip("the WAL VFS is built for Linux and macOS only")
+		t.Skip("the WAL VFS is built for Linux only")
 	}
 	t.Parallel()
 	crashCount := func(t *testing.T, path string) int {
