@@ -13,10 +13,23 @@ type Sanitizer interface {
 // UGCSanitizer returns the default sanitizer: bluemonday's policy for
 // user-generated content (formatting, links and images kept; scripts,
 // styles, event handlers and javascript: URLs removed).
-func UGCSanitizer() Sanitizer { return ugc{bluemonday.UGCPolicy()} }
+func UGCSanitizer() Sanitizer {
+	p := bluemonday.UGCPolicy()
+	return ugc{p, newCleanForms(p)}
+}
 
 // ugc wraps a policy built once; bluemonday policies are safe for
-// concurrent use after construction.
-type ugc struct{ p *bluemonday.Policy }
+// concurrent use after construction. HTML the policy would give back as
+// it is (or with its links' rel="nofollow" added) is recognized without
+// running it (cleanForms).
+type ugc struct {
+	p     *bluemonday.Policy
+	clean *cleanForms
+}
 
-func (u ugc) Sanitize(html string) string { return u.p.Sanitize(html) }
+func (u ugc) Sanitize(html string) string {
+	if out, ok := u.clean.sanitize(html); ok {
+		return out
+	}
+	return u.p.Sanitize(html)
+}
