@@ -73,7 +73,7 @@ func newCleanForms(policy *bluemonday.Policy) *cleanForms {
 // links <a href="URL"> or <a href="URL" rel="nofollow"> (URL one the
 // policy keeps as written) with their end tags; otherwise false.
 func (c *cleanForms) sanitize(html string) (string, bool) {
-	if len(c.tags) == 0 || !utf8.ValidString(html) {
+	if c == nil || len(c.tags) == 0 || !utf8.ValidString(html) {
 		return "", false
 	}
 	var out strings.Builder // only once a link needs its rel

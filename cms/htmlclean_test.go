@@ -120,3 +120,21 @@ func BenchmarkUGCSanitize(b *testing.B) {
 		}
 	})
 }
+
+// The default sanitizer's kept answers (sanitizedTexts) hold only what
+// needed the policy: HTML it keeps as it is is answered by cleanForms
+// before the look-up, and kept nowhere.
+func TestSanitizedTextsKeepOnlyPolicyAnswers(t *testing.T) {
+	t.Parallel()
+	policy := bluemonday.UGCPolicy()
+	kept := newSanitizedTexts(UGCSanitizer(), keptHTMLBytes)
+	rec := sanitizedRecord{"acme", KindResource, "r-1"}
+	for _, html := range []string{`<p>Kept <a href="https://example.com/">as it is</a></p>`, `<p onclick="x">changed</p>`, `<p>kept</p>`} {
+		if got, want := kept.sanitize(rec, html), policy.Sanitize(html); got != want {
+			t.Errorf("sanitize(%q) = %q, want the policy's %q", html, got, want)
+		}
+	}
+	if len(kept.cur) != 1 {
+		t.Errorf("%d answers kept, want 1 (the one the policy changed): %v", len(kept.cur), kept.cur)
+	}
+}

@@ -84,7 +84,11 @@ const (
 // dropped.
 type sanitizedTexts struct {
 	policy Sanitizer
-	limit  int // bytes a generation holds
+	// clean answers what the default policy keeps as it is, before the
+	// kept answers are looked at: in one pass, cheaper than hashing the
+	// text for the look-up, and the same for every record.
+	clean *cleanForms
+	limit int // bytes a generation holds
 
 	mu        sync.Mutex
 	cur, prev map[sanitizedKey]string
@@ -104,12 +108,21 @@ type sanitizedKey struct {
 }
 
 func newSanitizedTexts(policy Sanitizer, limit int) *sanitizedTexts {
-	return &sanitizedTexts{policy: policy, limit: limit, cur: map[sanitizedKey]string{}}
+	t := &sanitizedTexts{policy: policy, limit: limit, cur: map[sanitizedKey]string{}}
+	if u, ok := policy.(ugc); ok {
+		t.clean, t.policy = u.clean, ugc{p: u.p} // not recognized twice
+	}
+	return t
 }
 
 // sanitize is policy.Sanitize(html), from the kept answers when html was
 // sanitized for rec lately.
 func (t *sanitizedTexts) sanitize(rec sanitizedRecord, html string) string {
+	if t.clean != nil {
+		if out, ok := t.clean.sanitize(html); ok {
+			return out
+		}
+	}
 	if len(html) > maxKeptHTML {
 		return t.policy.Sanitize(html)
 	}
