@@ -26,9 +26,10 @@ type cleanForms struct {
 }
 
 // cleanTagNames are the elements whose bare tags newCleanForms offers the
-// policy. None of them holds raw text (script, style, textarea, title...:
-// the tokenizer reads their content differently), so text between them is
-// escaped as everywhere else.
+// policy (those it drops, such as the UGC policy's header or kbd, are
+// never recognized). None of them holds raw text (script, style,
+// textarea, title...: the tokenizer reads their content differently), so
+// text between them is escaped as everywhere else.
 var cleanTagNames = []string{
 	"p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "b", "i", "u", "s", "del", "ins",
 	"sub", "sup", "small", "mark", "code", "pre", "kbd", "samp", "blockquote", "q", "cite", "abbr", "dfn",
@@ -59,10 +60,14 @@ func newCleanForms(policy *bluemonday.Policy) *cleanForms {
 			}
 		}
 	}
-	// A link's end tag is kept when its start tag is: recognized only
-	// after a link (sanitize).
-	if policy.Sanitize(linkOpen+`https://example.com/">x`+linkClose) != linkOpen+`https://example.com/"`+noFollow+">x"+linkClose {
-		c.tags = nil // not the policy this was written for: recognize nothing
+	// Links are recognized by the UGC policy's rules for them (keptURL):
+	// a policy that answers any of these otherwise is not that one, and
+	// nothing is recognized.
+	for _, href := range []string{"https://example.com/a?b=c&amp;d=e", "http://example.com/", "/relative", "#fragment", "mailto:a@example.com"} {
+		link := linkOpen + href + `">x` + linkClose
+		if policy.Sanitize(link) != linkOpen+href+`"`+noFollow+">x"+linkClose || policy.Sanitize(linkOpen+href+`"`+noFollow+">x"+linkClose) != linkOpen+href+`"`+noFollow+">x"+linkClose {
+			c.tags = nil
+		}
 	}
 	return c
 }
@@ -89,6 +94,8 @@ func (c *cleanForms) sanitize(html string) (string, bool) {
 			switch {
 			case c.tags[tag]:
 			case tag == linkClose && links > 0:
+				// The policy keeps any </a>; only a link's own is
+				// recognized, the rest left to it (a choice, not a need).
 				links--
 			case strings.HasPrefix(tag, linkOpen):
 				rest := tag[len(linkOpen) : len(tag)-1]
@@ -99,7 +106,7 @@ func (c *cleanForms) sanitize(html string) (string, bool) {
 				switch rest[quote+1:] {
 				case noFollow:
 				case "":
-					if out.Len() == 0 {
+					if copied == 0 {
 						out.Grow(len(html) + 64)
 					}
 					out.WriteString(html[copied : i+end])
@@ -126,7 +133,7 @@ func (c *cleanForms) sanitize(html string) (string, bool) {
 		}
 	}
 	if links > 0 {
-		return "", false // an open link: the policy's answer is not this one's to guess
+		return "", false // an open link: left to the policy, as a stray </a>
 	}
 	if copied == 0 {
 		return html, true

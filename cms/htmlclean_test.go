@@ -138,3 +138,33 @@ func TestSanitizedTextsKeepOnlyPolicyAnswers(t *testing.T) {
 		t.Errorf("%d answers kept, want 1 (the one the policy changed): %v", len(kept.cur), kept.cur)
 	}
 }
+
+// cleanForms recognizes HTML by the UGC policy's rules for links: made
+// for a policy with other rules (no relative URLs, no mailto, nofollow on
+// outside links only), it recognizes nothing.
+func TestCleanFormsOnlyForUGCLinks(t *testing.T) {
+	t.Parallel()
+	for name, policy := range map[string]func() *bluemonday.Policy{
+		"absolute https only": func() *bluemonday.Policy {
+			p := bluemonday.UGCPolicy()
+			p.AllowRelativeURLs(false)
+			return p
+		},
+		"nofollow outside": func() *bluemonday.Policy {
+			p := bluemonday.NewPolicy()
+			p.AllowElements("p")
+			p.AllowAttrs("href").OnElements("a")
+			p.RequireParseableURLs(true)
+			p.AllowURLSchemes("https")
+			p.RequireNoFollowOnFullyQualifiedLinks(true)
+			return p
+		},
+	} {
+		if c := newCleanForms(policy()); len(c.tags) != 0 {
+			t.Errorf("%s: %d forms recognized, want none", name, len(c.tags))
+		}
+		if _, ok := newCleanForms(policy()).sanitize(`<p>plain</p>`); ok {
+			t.Errorf("%s: plain HTML recognized", name)
+		}
+	}
+}
