@@ -101,6 +101,25 @@ func TestCleanFormsAgreeWithPolicy(t *testing.T) {
 	}
 }
 
+// FuzzCleanForms: whatever cleanForms recognizes, the policy answers the
+// same.
+func FuzzCleanForms(f *testing.F) {
+	policy := bluemonday.UGCPolicy()
+	clean := newCleanForms(policy)
+	fragments := cleanFragments()
+	for i := 0; i < len(fragments); i += 7 {
+		f.Add(strings.Join(fragments[i:min(i+7, len(fragments))], ""))
+	}
+	f.Add(`<p>Lorem <a href="https://example.com/a?b=c&amp;d=e">x</a> &#39;q&#39;</p><br/>`)
+	f.Fuzz(func(t *testing.T, html string) {
+		if got, ok := clean.sanitize(html); ok {
+			if want := policy.Sanitize(html); got != want {
+				t.Fatalf("cleanForms on %q:\n%q\nthe policy:\n%q", html, got, want)
+			}
+		}
+	})
+}
+
 // BenchmarkUGCSanitize: the load tool's HTML (2 KB with links) through
 // the default sanitizer and through the policy alone.
 func BenchmarkUGCSanitize(b *testing.B) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"iter"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -642,7 +641,12 @@ func (s *Store) Referrers(ctx context.Context, account string, targets []string,
 }
 
 func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
+	keys := make([]string, 0, len(m)) // sized once (slices.Sorted grows it)
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // rowsOf is the VALUES list of n rows of cols placeholders: "(?, ?), (?, ?)".
