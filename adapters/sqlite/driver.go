@@ -124,6 +124,12 @@ func dsn(path string, memory bool, busy time.Duration, readOnly bool, vfs string
 // out (SQLITE_BUSY, SQLITE_LOCKED: a long batch, another process), make
 // the store unavailable: the same request may succeed later, and running
 // the transaction again at once would only wait the timeout again.
+// notNull reports whether err is a NOT NULL constraint's failure.
+func notNull(err error) bool {
+	var e sqlite3.Error
+	return errors.As(err, &e) && e.ExtendedCode == sqlite3.ErrConstraintNotNull
+}
+
 func translate(err error, room *space) error {
 	var e sqlite3.Error
 	if !errors.As(err, &e) {

@@ -72,6 +72,9 @@ func badPlanLine(plan string) string {
 		case strings.HasPrefix(line, "SCAN records_box VIRTUAL TABLE INDEX 2:B0D1"):
 			// The location R*Tree searched on its account and kind's
 			// dimension (B0D1), and the box's.
+		case strings.HasPrefix(line, "SCAN (subquery-"):
+			// The rows of a sub-select run as a co-routine, whose own
+			// lines say how it reads its table.
 		case strings.HasPrefix(line, "SCAN ") && !strings.HasPrefix(line, "SCAN json_each") && !strings.HasPrefix(line, "SCAN CONSTANT ROW"):
 			return line
 		case strings.HasSuffix(line, "USING INDEX files_list (account=?)"):

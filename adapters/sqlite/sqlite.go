@@ -174,6 +174,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		Read:         read,
 		Features:     cms.Features{Name: "sqlite"},
 		Translate:    func(err error) error { return translate(err, room) },
+		NotNull:      notNull,
 		NamesIndexes: true,
 		RTree:        true,
 		InStr:        "instr",

@@ -321,18 +321,24 @@ func TestRecordReadsUseIndexes(t *testing.T) {
 
 func explainQuery(tb testing.TB, s *Store, query string, args []any) string {
 	tb.Helper()
-	var rows []struct {
-		ID     int    `bun:"id"`
-		Parent int    `bun:"parent"`
-		NotUse int    `bun:"notused"`
-		Detail string `bun:"detail"`
-	}
-	if err := s.Write().NewRaw("EXPLAIN QUERY PLAN "+query, args...).Scan(context.Background(), &rows); err != nil {
+	// Through database/sql, as the store runs it: numbered parameters
+	// (?1) are SQLite's, not bun's.
+	rows, err := s.Write().DB.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
 		tb.Fatal(err)
 	}
+	defer rows.Close()
 	var b strings.Builder
-	for _, r := range rows {
-		fmt.Fprintln(&b, r.Detail)
+	for rows.Next() {
+		var id, parent, notUsed int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notUsed, &detail); err != nil {
+			tb.Fatal(err)
+		}
+		fmt.Fprintln(&b, detail)
+	}
+	if err := rows.Err(); err != nil {
+		tb.Fatal(err)
 	}
 	return b.String()
 }

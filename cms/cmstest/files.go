@@ -140,6 +140,7 @@ func testFiles(t *testing.T, open func(t *testing.T) cms.Store) {
 	t.Run("Delete", func(t *testing.T) { t.Parallel(); testFileDelete(t, open(t)) })
 	t.Run("ExistingFileIDs", func(t *testing.T) { t.Parallel(); testExistingFileIDs(t, open(t)) })
 	t.Run("Unused", func(t *testing.T) { t.Parallel(); testUnusedFiles(t, open(t)) })
+	t.Run("RevisionFiles", func(t *testing.T) { t.Parallel(); testRevisionFiles(t, open(t)) })
 	t.Run("Locks", func(t *testing.T) { t.Parallel(); testFileLocks(t, open) })
 }
 

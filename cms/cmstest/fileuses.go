@@ -87,6 +87,57 @@ func testUnusedFiles(t *testing.T, s cms.Store) {
 	wantUnused(t, s, "the record deleted", at(6), 100, files...)
 }
 
+// testRevisionFiles: a file only a kept revision names is used
+// (DECISIONS §16), whether its change was written alone or in a run of
+// a few or of many (stores may write those differently), and unused
+// again once the record's delete removes its revisions' documents.
+func testRevisionFiles(t *testing.T, s cms.Store) {
+	ctx := t.Context()
+	var unused []cms.File
+	created := 0
+	for _, n := range []int{1, 3, 12} {
+		account := fmt.Sprintf("run-%d", n)
+		files := make([]cms.File, n)
+		upserts, deletes := make([]cms.ChangeRef, n), make([]cms.ChangeRef, n)
+		for i := range files {
+			files[i] = newFile(account, 100+created) // ids are the service's, across accounts
+			files[i].Created = t0.Add(time.Duration(created) * time.Minute) // one order across accounts
+			created++
+			id := fmt.Sprintf("r-%02d", i)
+			upserts[i] = cms.ChangeRef{Kind: cms.KindResource, ID: id, Op: cms.ChangeUpsert}
+			deletes[i] = cms.ChangeRef{Kind: cms.KindResource, ID: id, Op: cms.ChangeDelete}
+		}
+		createFiles(t, s, files...)
+		inChanges(t, s, account, "ann", t0, upserts, func(tx cms.Store) error {
+			for i, f := range files {
+				if err := tx.PutRecord(ctx, entry(account, withImage(upserts[i].ID, f.ID), t0)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		// The records drop their images; their first revisions keep them.
+		for _, r := range upserts {
+			put(t, s, account, resource(r.ID))
+		}
+		what := fmt.Sprintf("%d files named by kept revisions only", n)
+		wantUnused(t, s, what, t0.Add(time.Hour), 100, unused...)
+		if last, err := s.LastRevision(ctx, account, cms.KindResource, upserts[n-1].ID); err != nil || last.Rev != 1 {
+			t.Fatalf("%s: the last change: %+v, %v", what, last, err)
+		}
+		inChanges(t, s, account, "ann", t0.Add(time.Minute), deletes, func(tx cms.Store) error {
+			for _, r := range deletes {
+				if err := tx.DeleteRecord(ctx, account, r.Kind, r.ID); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		unused = append(unused, files...)
+		wantUnused(t, s, fmt.Sprintf("%d files of deleted records' revisions", n), t0.Add(time.Hour), 100, unused...)
+	}
+}
+
 // testFileLocks: inside transactions, GetFiles holds the files it found
 // until its transaction ends, so a LockFile waits for it (and then sees
 // what it wrote); a LockFile holds its file, so a GetFiles waits for it

@@ -72,17 +72,27 @@ func (s *Store) AppendChanges(ctx context.Context, set cms.ChangeSet) error {
 			set.Account, set.Account, set.Account, micros(set.Time), set.Author, kinds, ids, ops, touched, set.Account)
 	}
 	// SQLite, whose statements cost their CPU rather than a round trip:
-	// a statement for each run of refs of one kind and operation, each
-	// simpler than a statement for every kind.
+	// a statement a change in a short run (one row, nothing staged), one
+	// for each longer run of refs of one kind and operation.
+	first := int64(0) // the first change id written, 0 for none
 	for run := range refRuns(set.Refs) {
 		for chunk := range slices.Chunk(run, changeChunk) {
-			if err := s.appendRun(ctx, set, chunk); err != nil {
+			id, err := s.appendRun(ctx, set, chunk)
+			if err != nil {
 				return err
+			}
+			if first == 0 {
+				first = id
 			}
 		}
 	}
-	return nil
+	return s.nameChangeFiles(ctx, first)
 }
+
+// shortRun is the longest run of refs SQLite writes a statement a change:
+// a single-row INSERT ... VALUES stages nothing in a temporary table and
+// needs no statement journal, where the statement of a run does both.
+const shortRun = 8
 
 // refRuns yields refs in runs of one kind, operation and touch, in
 // order.
@@ -102,55 +112,148 @@ func refRuns(refs []cms.ChangeRef) func(yield func([]cms.ChangeRef) bool) {
 
 // appendRun writes the changes of refs, of one kind and operation, on
 // SQLite: an upsert copies its record's row (a ref whose record has no
-// row writes none), a delete dates itself set.Time.
-func (s *Store) appendRun(ctx context.Context, set cms.ChangeSet, refs []cms.ChangeRef) error {
+// row writes none), a delete dates itself set.Time. It returns the id
+// of the first change it wrote, 0 for none.
+func (s *Store) appendRun(ctx context.Context, set cms.ChangeSet, refs []cms.ChangeRef) (int64, error) {
+	if len(refs) <= shortRun {
+		first := int64(0)
+		for _, r := range refs {
+			id, err := s.appendOne(ctx, set, r)
+			if err != nil {
+				return 0, err
+			}
+			if first == 0 {
+				first = id
+			}
+		}
+		return first, nil
+	}
 	kind, op := string(refs[0].Kind), refs[0].Op
-	cols := "INSERT INTO changes (account, kind, record_id, rev, op, time, author, document, lists) "
-	lastRev := "COALESCE((SELECT rev FROM " + s.indexed("changes", "changes_rev") + " WHERE " + changeKey + " = %s ORDER BY rev DESC LIMIT 1), 0) + 1"
-	var list string
-	if len(refs) > 1 {
-		ids := make([]string, len(refs))
-		for i, r := range refs {
-			ids[i] = r.ID
-		}
-		b, err := json.Marshal(ids)
-		if err != nil {
-			return &cms.Error{Code: cms.CodeInternal, Message: "storage failure", Err: err}
-		}
-		list = string(b)
+	ids := make([]string, len(refs))
+	for i, r := range refs {
+		ids[i] = r.ID
 	}
+	b, err := json.Marshal(ids)
+	if err != nil {
+		return 0, &cms.Error{Code: cms.CodeInternal, Message: "storage failure", Err: err}
+	}
+	list := string(b)
+	var query string
+	var args []any
 	if op == cms.ChangeDelete {
-		rev := fmt.Sprintf(lastRev, "? || '/' || json_each.value")
-		if len(refs) == 1 {
-			_, err := s.exec(ctx, cols+"VALUES (?, ?, ?, "+fmt.Sprintf(lastRev, "?")+", 'delete', ?, ?, NULL, NULL)",
-				set.Account, kind, refs[0].ID, keyOf(set.Account, kind, refs[0].ID), micros(set.Time), set.Author)
-			return err
-		}
-		_, err := s.exec(ctx, cols+"SELECT ?, ?, json_each.value, "+rev+", 'delete', ?, ?, NULL, NULL FROM json_each(?) ORDER BY json_each.key",
-			set.Account, kind, keyOf(set.Account, kind), micros(set.Time), set.Author, list)
-		return err
+		query = changeColumns + "SELECT ?, ?, json_each.value, " + fmt.Sprintf(s.lastRev(), "? || '/' || json_each.value") +
+			", 'delete', ?, ?, NULL, NULL FROM json_each(?) ORDER BY json_each.key"
+		args = []any{set.Account, kind, keyOf(set.Account, kind), micros(set.Time), set.Author, list}
+	} else {
+		// Its arguments as sub-selects: a WHERE term of a bound parameter
+		// marks the statement to be prepared again when the parameter is
+		// bound anew, which the driver's statement cache does at each use.
+		query = changeColumns + "SELECT rec.account, rec.kind, rec.id, " +
+			fmt.Sprintf(s.lastRev(), "rec.account || '/' || rec.kind || '/' || rec.id") + ", 'upsert', rec.updated_at, ?, rec.doc, " +
+			s.runLists(refs[0], "rec.account || '/' || rec.id") +
+			" FROM json_each((SELECT ?)) CROSS JOIN records AS rec WHERE rec.account = (SELECT ?) AND rec.kind = (SELECT ?) " +
+			"AND rec.id = json_each.value ORDER BY json_each.key"
+		args = []any{set.Author, list, set.Account, kind}
 	}
-	lists := "NULL" // and for a touched Map (cms.ChangeRef.Touched)
+	n, last, err := s.execInsert(ctx, query, args...)
+	if err != nil || n == 0 {
+		return 0, err
+	}
+	return last - n + 1, nil // ids are the highest plus one, row after row
+}
+
+// changeColumns begins the statements that write change records.
+const changeColumns = "INSERT INTO changes (account, kind, record_id, rev, op, time, author, document, lists) "
+
+// lastRev is the expression of a record's next revision, one above its
+// last; %s is its changeKey value.
+func (s *Store) lastRev() string {
+	return "COALESCE((SELECT rev FROM " + s.indexed("changes", "changes_rev") + " WHERE " + changeKey + " = %s ORDER BY rev DESC LIMIT 1), 0) + 1"
+}
+
+// appendOne writes the change of one ref on SQLite in a single-row
+// INSERT ... VALUES, whose values the record's row gives through
+// sub-selects: SQLite stages the rows of an INSERT ... SELECT that reads
+// its own table (the revision look-up) in a temporary table, which costs
+// more than the rest of the statement. An upsert whose record has no
+// row fails the change's NOT NULL time, before anything is written: it
+// writes none. It returns the change's id, 0 for none.
+func (s *Store) appendOne(ctx context.Context, set cms.ChangeSet, r cms.ChangeRef) (int64, error) {
+	kind := string(r.Kind)
+	key := keyOf(set.Account, kind, r.ID)
+	if r.Op == cms.ChangeDelete {
+		_, id, err := s.execInsert(ctx, s.oneChange.delete, set.Account, kind, r.ID, key, micros(set.Time), set.Author)
+		return id, err
+	}
+	query, args := s.oneChange.upsert, []any{set.Account, kind, r.ID, key, set.Author}
+	switch listsSide(r) {
+	case &resourceSide:
+		query, args = s.oneChange.resource, append(args, set.Account+"/"+r.ID)
+	case &mapSide:
+		query, args = s.oneChange.mapLists, append(args, set.Account+"/"+r.ID)
+	}
+	_, id, err := s.execInsert(ctx, query, args...)
+	if err != nil && s.opts.NotNull != nil && s.opts.NotNull(err) {
+		return 0, nil
+	}
+	return id, err
+}
+
+// oneChangeTexts are the statements of appendOne: numbered parameters,
+// each bound once: ?1 account, ?2 kind, ?3 id, ?4 the changeKey value,
+// ?5 the time of a delete or the author of an upsert, ?6 the author of
+// a delete or the assignments key (account/id) of an upsert with lists.
+type oneChangeTexts struct{ delete, upsert, resource, mapLists string }
+
+func (s *Store) oneChangeTexts() *oneChangeTexts {
+	rev := fmt.Sprintf(s.lastRev(), "(SELECT ?4)")
+	row := func(col string) string {
+		return "(SELECT " + col + " FROM records WHERE account = (SELECT ?1) AND kind = (SELECT ?2) AND id = (SELECT ?3))"
+	}
+	upsert := func(lists string) string {
+		return changeColumns + "VALUES (?1, ?2, ?3, " + rev + ", 'upsert', " + row("updated_at") + ", ?5, " + row("doc") + ", " + lists + ")"
+	}
+	return &oneChangeTexts{
+		delete:   changeColumns + "VALUES (?1, ?2, ?3, " + rev + ", 'delete', ?5, ?6, NULL, NULL)",
+		upsert:   upsert("NULL"),
+		resource: upsert(s.listsOf(resourceSide, "(SELECT ?6)")),
+		mapLists: upsert(s.listsOf(mapSide, "(SELECT ?6)")),
+	}
+}
+
+// listsSide is the side whose assignment lists a change of ref holds:
+// a Resource's and an untouched Map's, none (nil) for a touched Map
+// (cms.ChangeRef.Touched) or another kind.
+func listsSide(ref cms.ChangeRef) *side {
 	switch {
-	case refs[0].Kind == cms.KindResource:
-		lists = s.listsOf(resourceSide)
-	case refs[0].Kind == cms.KindMap && !refs[0].Touched:
-		lists = s.listsOf(mapSide)
+	case ref.Kind == cms.KindResource:
+		return &resourceSide
+	case ref.Kind == cms.KindMap && !ref.Touched:
+		return &mapSide
 	}
-	query := cols + "SELECT rec.account, rec.kind, rec.id, " + fmt.Sprintf(lastRev, "rec.account || '/' || rec.kind || '/' || rec.id") +
-		", 'upsert', rec.updated_at, ?, rec.doc, " + lists
-	if len(refs) == 1 {
-		_, err := s.exec(ctx, query+" FROM records AS rec WHERE rec.account = ? AND rec.kind = ? AND rec.id = ?",
-			set.Author, set.Account, kind, refs[0].ID)
-		return err
+	return nil
+}
+
+// runLists is the expression of the assignment lists a change of ref
+// holds (listsSide), its owner's key given by key.
+func (s *Store) runLists(ref cms.ChangeRef, key string) string {
+	if sd := listsSide(ref); sd != nil {
+		return s.listsOf(*sd, key)
 	}
-	// Its arguments as sub-selects: a WHERE term of a bound parameter
-	// marks the statement to be prepared again when the parameter is
-	// bound anew, which the driver's statement cache does at each use (a
-	// parse and a plan each time a touch of two Maps was written: 0.32
-	// of the 0.70 million instructions the changes added to a create).
-	_, err := s.exec(ctx, query+" FROM json_each((SELECT ?)) CROSS JOIN records AS rec WHERE rec.account = (SELECT ?) AND rec.kind = (SELECT ?) "+
-		"AND rec.id = json_each.value ORDER BY json_each.key", set.Author, list, set.Account, kind)
+	return "NULL"
+}
+
+// nameChangeFiles notes the files the documents of the changes written
+// from id first on name (change_files, DECISIONS §16: a file named by a
+// kept revision is used): the file references their records hold, as
+// the transaction leaves them. SQLite; PostgreSQL's trigger does it.
+func (s *Store) nameChangeFiles(ctx context.Context, first int64) error {
+	if first == 0 {
+		return nil
+	}
+	_, err := s.exec(ctx, "INSERT OR IGNORE INTO change_files (change_id, account, file_id) "+
+		"SELECT c.id, c.account, r.to_id FROM changes AS c JOIN refs AS r ON r.account = c.account AND r.from_kind = c.kind "+
+		"AND r.from_id = c.record_id AND r.to_kind = 'file' WHERE c.id >= (SELECT ?) AND c.document IS NOT NULL", first)
 	return err
 }
 
@@ -173,34 +276,40 @@ func (s *Store) appendChangesText(source string) string {
 		// A record deleted and written again comes twice: its delete
 		// first, numbered one after the other.
 		"row_number() OVER (PARTITION BY r.kind, r.id ORDER BY r.n), r.op, CASE WHEN r.op = 'delete' THEN ? ELSE rec.updated_at END, ?, rec.doc, " +
-		"CASE WHEN rec.id IS NULL THEN NULL WHEN r.kind = '" + string(cms.KindResource) + "' THEN " + s.listsOf(resourceSide) +
-		" WHEN r.kind = '" + string(cms.KindMap) + "' AND NOT r.touched THEN " + s.listsOf(mapSide) + " END FROM " + source + " CROSS JOIN pos " +
+		"CASE WHEN rec.id IS NULL THEN NULL WHEN r.kind = '" + string(cms.KindResource) + "' THEN " + s.listsOf(resourceSide, "rec.account || '/' || rec.id") +
+		" WHEN r.kind = '" + string(cms.KindMap) + "' AND NOT r.touched THEN " + s.listsOf(mapSide, "rec.account || '/' || rec.id") + " END FROM " + source + " CROSS JOIN pos " +
 		// A look-up of each record by its key, whatever the planner
 		// thinks of the list's length (KeyLookups).
 		"LEFT JOIN LATERAL (SELECT account, id, updated_at, doc FROM records WHERE account = ? AND kind = r.kind " +
 		"AND id = r.id AND r.op = 'upsert' OFFSET 0) AS rec ON true WHERE r.op = 'delete' OR rec.id IS NOT NULL ORDER BY r.n"
 }
 
-// listsOf is the JSON of the assignment lists of the record rec, owner
-// on side sd, by role, each in the owner's order.
-func (s *Store) listsOf(sd side) string {
+// listsOf is the JSON of the assignment lists of the record whose
+// assignments key (account/id) is key, owner on side sd, by role, each
+// in the owner's order.
+func (s *Store) listsOf(sd side, key string) string {
 	roles := []cms.Role{cms.RolePrimary, cms.RoleSecondary}
 	parts := make([]string, len(roles))
-	for i, role := range roles {
-		agg := "json_agg(" + sd.other + " ORDER BY " + sd.ownerPos + ") FILTER (WHERE role = '" + string(role) + "')"
-		if s.postgres() {
-			parts[i] = "'" + string(role) + "', COALESCE(" + agg + ", '[]')"
-		} else {
-			parts[i] = "'" + string(role) + "', json_group_array(" + sd.other + " ORDER BY " + sd.ownerPos +
-				") FILTER (WHERE role = '" + string(role) + "')"
+	if !s.postgres() {
+		// SQLite: each list from its own walk of the owner's index, in
+		// the owner's order; an ORDER BY inside the aggregate would sort
+		// in a temporary table, a FILTER would share one walk for both.
+		// A sub-select is not flattened into an aggregate, so its rows
+		// reach json_group_array in order.
+		// The object is written around the arrays: json_object would take
+		// a sub-select's array for a string.
+		for i, role := range roles {
+			parts[i] = "'\"" + string(role) + "\":' || (SELECT json_group_array(" + sd.other + ") FROM (SELECT " + sd.other + " FROM " +
+				s.assignmentsBy(sd.owner) + " WHERE " + sd.ownerKey + " = " + key + " AND role = '" + string(role) +
+				"' ORDER BY " + sd.ownerPos + "))"
 		}
+		return "('{' || " + strings.Join(parts, " || ',' || ") + " || '}')"
 	}
-	object := "json_object(" + strings.Join(parts, ", ") + ")"
-	if s.postgres() {
-		object = "json_build_object(" + strings.Join(parts, ", ") + ")::text"
+	for i, role := range roles {
+		parts[i] = "'" + string(role) + "', COALESCE(json_agg(" + sd.other + " ORDER BY " + sd.ownerPos + ") FILTER (WHERE role = '" + string(role) + "'), '[]')"
 	}
-	return "(SELECT " + object + " FROM " + s.assignmentsBy(sd.owner) + " WHERE " + sd.ownerKey +
-		" = rec.account || '/' || rec.id)"
+	return "(SELECT json_build_object(" + strings.Join(parts, ", ") + ")::text FROM " + s.assignmentsBy(sd.owner) + " WHERE " + sd.ownerKey +
+		" = " + key + ")"
 }
 
 // dropRevisionDocuments removes the documents and lists of the revisions

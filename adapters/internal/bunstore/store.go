@@ -31,6 +31,9 @@ type Options struct {
 	// clash with a concurrent writer becomes cms.Race, a database that
 	// cannot be reached cms.Unavailable); others come back unchanged.
 	Translate func(error) error
+	// NotNull reports whether err is the failure of a NOT NULL
+	// constraint (SQLite: a change whose record has no row).
+	NotNull func(error) bool
 	// ClaimLock is appended to the row lock of a batch claim
 	// ("FOR UPDATE SKIP LOCKED" on PostgreSQL, "" on SQLite).
 	ClaimLock string
@@ -202,6 +205,8 @@ type Store struct {
 	// txCtx is a plain transaction's context (Options.PlainTx), when it
 	// can end: its statements, detached, stop once it has.
 	txCtx context.Context
+	// oneChange holds the texts of appendOne's statements (SQLite).
+	oneChange *oneChangeTexts
 }
 
 // conn is what *sql.DB and *sql.Tx share.
@@ -219,6 +224,9 @@ func New(opts Options) *Store {
 	}
 	s := &Store{opts: &opts, docs: cms.NewDocumentCodec(), write: opts.Write.DB, read: opts.Read.DB, texts: new(sync.Map),
 		wait: opts.StatementWait}
+	if !s.postgres() {
+		s.oneChange = s.oneChangeTexts()
+	}
 	if opts.GroupCommit {
 		s.group = &committer{}
 		// A grouped write's savepoint judges its own writes' errors, which a
@@ -290,7 +298,7 @@ func (s *Store) runTx(caller, ctx context.Context, batch bool, conn *bun.Conn, f
 	run := func(_ context.Context, tx bun.Tx) error {
 		disarm() // begun
 		defer arm()
-		txs := &Store{opts: s.opts, docs: s.docs, write: tx.Tx, read: tx.Tx, inTx: true, texts: s.texts, wait: wait}
+		txs := &Store{opts: s.opts, docs: s.docs, write: tx.Tx, read: tx.Tx, inTx: true, texts: s.texts, oneChange: s.oneChange, wait: wait}
 		if batch && s.opts.BatchTxStart != "" {
 			if _, err := txs.exec(ctx, s.opts.BatchTxStart); err != nil {
 				return err
@@ -366,7 +374,7 @@ func (s *Store) plainTx(caller, ctx context.Context, batch bool, conn *bun.Conn,
 	if err := ctx.Err(); err != nil {
 		return s.fail(err)
 	}
-	txs := &Store{opts: s.opts, docs: s.docs, write: c, read: c, inTx: true, texts: s.texts, wait: wait}
+	txs := &Store{opts: s.opts, docs: s.docs, write: c, read: c, inTx: true, texts: s.texts, oneChange: s.oneChange, wait: wait}
 	if ctx.Done() != nil {
 		txs.txCtx = ctx
 	}
@@ -548,6 +556,30 @@ func (s *Store) exec(ctx context.Context, query string, args ...any) (int64, err
 	}
 	n, err := res.RowsAffected()
 	return n, s.fail(err)
+}
+
+// execInsert runs an INSERT as exec does, outside held writes
+// (SQLite), and returns the rows it wrote and the row id of the last.
+func (s *Store) execInsert(ctx context.Context, query string, args ...any) (n, lastID int64, err error) {
+	ctx = s.stmtContext(ctx)
+	c, release, err := s.acquire(ctx, s.write)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer release()
+	if s.opts.Trace != nil {
+		s.opts.Trace(query, args)
+	}
+	sctx, cancel := s.bound(ctx)
+	defer cancel()
+	res, err := c.ExecContext(sctx, s.text(query), args...)
+	if err != nil {
+		return 0, 0, s.failBound(ctx, sctx, err)
+	}
+	if n, err = res.RowsAffected(); err == nil {
+		lastID, err = res.LastInsertId()
+	}
+	return n, lastID, s.fail(err)
 }
 
 // scan runs a query on c and scans its rows into dest (a pointer to a slice
