@@ -100,7 +100,7 @@ func testRevisionFiles(t *testing.T, s cms.Store) {
 		files := make([]cms.File, n)
 		upserts, deletes := make([]cms.ChangeRef, n), make([]cms.ChangeRef, n)
 		for i := range files {
-			files[i] = newFile(account, 100+created) // ids are the service's, across accounts
+			files[i] = newFile(account, 100+created)                        // ids are the service's, across accounts
 			files[i].Created = t0.Add(time.Duration(created) * time.Minute) // one order across accounts
 			created++
 			id := fmt.Sprintf("r-%02d", i)
