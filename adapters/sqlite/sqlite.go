@@ -182,6 +182,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		// One writer, whose statements take microseconds: watching the
 		// caller's context would cost more than the statements.
 		DetachTxStatements: true,
+		DetachPointReads:   true,
 		PlainTx:            "BEGIN IMMEDIATE",
 		GroupCommit:        !o.NoGroupCommit,
 		Trace:              o.trace,

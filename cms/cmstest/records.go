@@ -1,6 +1,7 @@
 package cmstest
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"slices"
@@ -326,6 +327,23 @@ func testRecords(t *testing.T, open func(t *testing.T) cms.Store) {
 			if n++; n == 3 {
 				break // a stopped stream stops
 			}
+		}
+		// A stream whose context ends stops with an error before its
+		// next group, though a group's read may not watch the context.
+		cctx, cancel := context.WithCancel(ctx)
+		n, failed := 0, false
+		for _, err := range s.StreamRecords(cctx, "a", cms.KindResource, ids) {
+			if err != nil {
+				failed = true
+				break
+			}
+			if n++; n == 1 {
+				cancel()
+			}
+		}
+		cancel()
+		if !failed || n >= len(ids) {
+			t.Errorf("a stream cancelled after its first record: %d records, error %v; want fewer than %d and an error", n, failed, len(ids))
 		}
 	})
 

@@ -40,7 +40,7 @@ func (s *Store) CreateAccount(ctx context.Context, a cms.Account) error {
 func (s *Store) GetAccount(ctx context.Context, id string) (cms.Account, error) {
 	var row accountRow
 	found := false
-	err := s.queryEach(ctx, s.read, "SELECT id, lang, langs FROM accounts WHERE id = ?", []any{id}, func(rows *sql.Rows) error {
+	err := s.queryEach(s.pointContext(ctx), s.read, "SELECT id, lang, langs FROM accounts WHERE id = ?", []any{id}, func(rows *sql.Rows) error {
 		found = true
 		return rows.Scan(&row.ID, &row.Lang, &row.Langs)
 	})

@@ -58,7 +58,7 @@ func (s *Store) GetRecord(ctx context.Context, account string, kind cms.Kind, id
 			return nil, err
 		}
 	}
-	rows, err := s.scanRecords(ctx, kind, query, account, string(kind), id)
+	rows, err := s.scanRecords(s.pointContext(ctx), kind, query, account, string(kind), id)
 	if err == nil && len(rows) == 0 && s.inTx && s.opts.KindLockShared != "" {
 		// A batch creating records of the kind holds them with LockKind:
 		// wait for it, then look again.
@@ -90,7 +90,7 @@ func (s *Store) GetRecords(ctx context.Context, account string, kind cms.Kind, i
 	if s.inTx && s.opts.RowLock != "" {
 		query += " " + s.opts.RowLock
 	}
-	rows, err := s.scanRecords(ctx, kind, query, args...)
+	rows, err := s.scanRecords(s.pointContext(ctx), kind, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -136,9 +136,13 @@ func (s *Store) streamRecords(ctx context.Context, account string, kind cms.Kind
 	return func(yield func(*cms.Entry, error) bool) {
 		ids := cms.Dedupe(ids)
 		for group := range slices.Chunk(ids, streamGroup) {
+			if err := ctx.Err(); err != nil { // a group's read does not watch it
+				yield(nil, s.fail(err))
+				return
+			}
 			query, args := s.selectByKeys(s.inlineSelection(kind), "records", "account = ? AND kind = ?",
 				[]any{account, string(kind)}, "id", group)
-			rows, err := s.scanRecords(ctx, kind, query, args...)
+			rows, err := s.scanRecords(s.pointContext(ctx), kind, query, args...)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -156,7 +160,7 @@ func (s *Store) streamRecords(ctx context.Context, account string, kind cms.Kind
 				rows[i] = recordRow{} // the document goes once yielded
 				if row.Doc == "" {
 					// Too large to come with the group: read alone.
-					large, err := s.scanRecords(ctx, kind, s.selectRecords(kind, "records")+
+					large, err := s.scanRecords(s.pointContext(ctx), kind, s.selectRecords(kind, "records")+
 						" WHERE account = ? AND kind = ? AND id = ?", account, string(kind), id)
 					if err != nil {
 						yield(nil, err)
@@ -274,6 +278,7 @@ func (s *Store) listChunk(ctx context.Context, p cms.ListParams, after string, n
 // and scans its rows by position: bun's scan by struct tags costs more
 // than the driver's work on a row.
 func (s *Store) scanRecords(ctx context.Context, kind cms.Kind, query string, args ...any) ([]recordRow, error) {
+	ctx = s.stmtContext(ctx)
 	c, release, err := s.acquire(ctx, s.read)
 	if err != nil {
 		return nil, err

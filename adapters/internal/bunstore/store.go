@@ -122,6 +122,14 @@ type Options struct {
 	// rolls the transaction back: database/sql does, after the statement
 	// running, and the commit fails. Reads outside transactions keep it.
 	DetachTxStatements bool
+	// DetachPointReads runs the reads of rows by their keys (a record, a
+	// list of records by id, a stream's group of 64, an account) without
+	// the caller's cancellation outside transactions too (SQLite, without
+	// StatementWait): each takes at most milliseconds, and a query
+	// watching a context that can end costs database/sql a goroutine,
+	// more than a read of one record (docs/performance.md). A stream
+	// still stops between groups once the context has ended.
+	DetachPointReads bool
 	// StatementWait, when above 0, is the longest a statement (or a
 	// transaction's BEGIN, and its COMMIT once fn returned) waits for the
 	// database's answer before the store gives the connection up and
@@ -528,7 +536,16 @@ func (s *Store) indexed(table, index string) string {
 
 // stmtContext is the context a statement runs with (DetachTxStatements).
 func (s *Store) stmtContext(ctx context.Context) context.Context {
-	if s.inTx && s.opts.DetachTxStatements {
+	if s.inTx && s.opts.DetachTxStatements && ctx.Done() != nil {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
+}
+
+// pointContext is the context a read of one row by its key runs with
+// (DetachPointReads).
+func (s *Store) pointContext(ctx context.Context) context.Context {
+	if s.opts.DetachPointReads && s.wait <= 0 && ctx.Done() != nil {
 		return context.WithoutCancel(ctx)
 	}
 	return ctx
