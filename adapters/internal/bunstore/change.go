@@ -179,20 +179,18 @@ func (s *Store) lastRev() string {
 // row fails the change's NOT NULL time, before anything is written: it
 // writes none. It returns the change's id, 0 for none.
 func (s *Store) appendOne(ctx context.Context, set cms.ChangeSet, r cms.ChangeRef) (int64, error) {
-	kind := string(r.Kind)
-	key := keyOf(set.Account, kind, r.ID)
 	if r.Op == cms.ChangeDelete {
-		_, id, err := s.execInsert(ctx, s.oneChange.delete, set.Account, kind, r.ID, key, micros(set.Time), set.Author)
+		_, id, err := s.execInsert(ctx, s.oneChange.delete, set.Account, string(r.Kind), r.ID, micros(set.Time), set.Author)
 		return id, err
 	}
-	query, args := s.oneChange.upsert, []any{set.Account, kind, r.ID, key, set.Author}
+	query := s.oneChange.upsert
 	switch listsSide(r) {
 	case &resourceSide:
-		query, args = s.oneChange.resource, append(args, set.Account+"/"+r.ID)
+		query = s.oneChange.resource
 	case &mapSide:
-		query, args = s.oneChange.mapLists, append(args, set.Account+"/"+r.ID)
+		query = s.oneChange.mapLists
 	}
-	_, id, err := s.execInsert(ctx, query, args...)
+	_, id, err := s.execInsert(ctx, query, set.Account, string(r.Kind), r.ID, set.Author)
 	if err != nil && s.opts.NotNull != nil && s.opts.NotNull(err) {
 		return 0, nil
 	}
@@ -200,24 +198,25 @@ func (s *Store) appendOne(ctx context.Context, set cms.ChangeSet, r cms.ChangeRe
 }
 
 // oneChangeTexts are the statements of appendOne: numbered parameters,
-// each bound once: ?1 account, ?2 kind, ?3 id, ?4 the changeKey value,
-// ?5 the time of a delete or the author of an upsert, ?6 the author of
-// a delete or the assignments key (account/id) of an upsert with lists.
+// each bound once (the keys are made of them by SQLite): ?1 account, ?2
+// kind, ?3 id, ?4 the author of an upsert or the time of a delete, ?5
+// the author of a delete.
 type oneChangeTexts struct{ delete, upsert, resource, mapLists string }
 
 func (s *Store) oneChangeTexts() *oneChangeTexts {
-	rev := fmt.Sprintf(s.lastRev(), "(SELECT ?4)")
+	rev := fmt.Sprintf(s.lastRev(), "(SELECT ?1 || '/' || ?2 || '/' || ?3)")
 	row := func(col string) string {
 		return "(SELECT " + col + " FROM records WHERE account = (SELECT ?1) AND kind = (SELECT ?2) AND id = (SELECT ?3))"
 	}
 	upsert := func(lists string) string {
-		return changeColumns + "VALUES (?1, ?2, ?3, " + rev + ", 'upsert', " + row("updated_at") + ", ?5, " + row("doc") + ", " + lists + ")"
+		return changeColumns + "VALUES (?1, ?2, ?3, " + rev + ", 'upsert', " + row("updated_at") + ", ?4, " + row("doc") + ", " + lists + ")"
 	}
+	listsKey := "(SELECT ?1 || '/' || ?3)"
 	return &oneChangeTexts{
-		delete:   changeColumns + "VALUES (?1, ?2, ?3, " + rev + ", 'delete', ?5, ?6, NULL, NULL)",
+		delete:   changeColumns + "VALUES (?1, ?2, ?3, " + rev + ", 'delete', ?4, ?5, NULL, NULL)",
 		upsert:   upsert("NULL"),
-		resource: upsert(s.listsOf(resourceSide, "(SELECT ?6)")),
-		mapLists: upsert(s.listsOf(mapSide, "(SELECT ?6)")),
+		resource: upsert(s.listsOf(resourceSide, listsKey)),
+		mapLists: upsert(s.listsOf(mapSide, listsKey)),
 	}
 }
 

@@ -97,6 +97,7 @@ func (s *Store) Migrate(ctx context.Context, o MigrateOptions) error {
 		}
 		// No statement bound: a migration takes as long as it takes.
 		txStore := &Store{opts: s.opts, docs: s.docs, write: tx.Tx, read: tx.Tx, inTx: true, texts: s.texts, oneChange: s.oneChange}
+		txStore.detachStatements(ctx)
 		// Records written by the migrations before the terms table and
 		// column (an alias repair) get their terms from the ones that
 		// fill them.

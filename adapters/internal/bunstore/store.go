@@ -215,6 +215,9 @@ type Store struct {
 	txCtx context.Context
 	// oneChange holds the texts of appendOne's statements (SQLite).
 	oneChange *oneChangeTexts
+	// detached is a transaction's statements' context
+	// (DetachTxStatements): made once, not at every statement.
+	detached context.Context
 }
 
 // conn is what *sql.DB and *sql.Tx share.
@@ -307,6 +310,7 @@ func (s *Store) runTx(caller, ctx context.Context, batch bool, conn *bun.Conn, f
 		disarm() // begun
 		defer arm()
 		txs := &Store{opts: s.opts, docs: s.docs, write: tx.Tx, read: tx.Tx, inTx: true, texts: s.texts, oneChange: s.oneChange, wait: wait}
+		txs.detachStatements(ctx)
 		if batch && s.opts.BatchTxStart != "" {
 			if _, err := txs.exec(ctx, s.opts.BatchTxStart); err != nil {
 				return err
@@ -383,6 +387,7 @@ func (s *Store) plainTx(caller, ctx context.Context, batch bool, conn *bun.Conn,
 		return s.fail(err)
 	}
 	txs := &Store{opts: s.opts, docs: s.docs, write: c, read: c, inTx: true, texts: s.texts, oneChange: s.oneChange, wait: wait}
+	txs.detachStatements(ctx)
 	if ctx.Done() != nil {
 		txs.txCtx = ctx
 	}
@@ -536,10 +541,19 @@ func (s *Store) indexed(table, index string) string {
 
 // stmtContext is the context a statement runs with (DetachTxStatements).
 func (s *Store) stmtContext(ctx context.Context) context.Context {
-	if s.inTx && s.opts.DetachTxStatements && ctx.Done() != nil {
-		return context.WithoutCancel(ctx)
+	if s.detached != nil {
+		return s.detached
 	}
 	return ctx
+}
+
+// detachStatements makes the transaction's statements' context from its
+// own (DetachTxStatements): the driver reads nothing from it but whether
+// it can end.
+func (s *Store) detachStatements(ctx context.Context) {
+	if s.opts.DetachTxStatements {
+		s.detached = context.WithoutCancel(ctx)
+	}
 }
 
 // pointContext is the context a read of one row by its key runs with

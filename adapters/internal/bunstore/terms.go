@@ -129,6 +129,8 @@ func (s *Store) writeTerms(ctx context.Context, account, kind string, w *termWri
 	}
 	var gone []termRow
 	var rows []any
+	// Each argument boxed once: an any of a string is an allocation.
+	boxedAccount, boxedKind := any(account), any(kind)
 	for _, c := range w.changes {
 		before, after := c.before, c.after
 		if w.langs {
@@ -146,8 +148,12 @@ func (s *Store) writeTerms(ctx context.Context, account, kind string, w *termWri
 		for _, t := range removed {
 			gone = append(gone, termRow{t, c.id})
 		}
-		for _, t := range added {
-			rows = append(rows, account, kind, t, c.id)
+		if len(added) > 0 {
+			id := any(c.id)
+			rows = slices.Grow(rows, 4*len(added))
+			for _, t := range added {
+				rows = append(rows, boxedAccount, boxedKind, t, id)
+			}
 		}
 	}
 	if err := s.deleteTerms(ctx, account, kind, gone); err != nil {
