@@ -276,9 +276,12 @@ func (s *Store) nameChangeFiles(ctx context.Context, first int64) error {
 // above the record's last revision; an upsert whose record has no row
 // writes none, as on SQLite. Its arguments: the account (three
 // times: change_tail, the row, the revision look-up), the time of
-// deletes, the author, source's, the account.
+// deletes, the author, source's, the account. The files the documents
+// name (change_files, DECISIONS §16) are noted by the same statement,
+// from the references the records hold: a trigger's transition table
+// and function cost a create about a tenth of its time.
 func (s *Store) appendChangesText(source string) string {
-	return "WITH pos AS MATERIALIZED (SELECT change_tail(?) AS seq) " +
+	return "WITH pos AS MATERIALIZED (SELECT change_tail(?) AS seq), added AS (" +
 		"INSERT INTO changes (commit_seq, account, kind, record_id, rev, op, time, author, document, lists) " +
 		"SELECT pos.seq, ?, r.kind, r.id, COALESCE((SELECT rev FROM changes WHERE " + changeKey +
 		" = ? || '/' || r.kind || '/' || r.id ORDER BY rev DESC LIMIT 1), 0) + " +
@@ -290,7 +293,15 @@ func (s *Store) appendChangesText(source string) string {
 		// A look-up of each record by its key, whatever the planner
 		// thinks of the list's length (KeyLookups).
 		"LEFT JOIN LATERAL (SELECT account, id, updated_at, doc FROM records WHERE account = ? AND kind = r.kind " +
-		"AND id = r.id AND r.op = 'upsert' OFFSET 0) AS rec ON true WHERE r.op = 'delete' OR rec.id IS NOT NULL ORDER BY r.n"
+		"AND id = r.id AND r.op = 'upsert' OFFSET 0) AS rec ON true WHERE r.op = 'delete' OR rec.id IS NOT NULL ORDER BY r.n " +
+		"RETURNING id, account, kind, record_id, document IS NOT NULL AS documented) " +
+		// Each change's references by the key of refs (the account in
+		// refs' collation, else no index fits); the kind is tested on
+		// each one found, as an expression no index holds (migration 38:
+		// a planner reading refs_to for the file kind read them all).
+		"INSERT INTO change_files (change_id, account, file_id) SELECT a.id, a.account, f.to_id FROM added AS a CROSS JOIN LATERAL (" +
+		"SELECT to_id FROM refs WHERE account = (a.account COLLATE \"default\") AND from_kind = a.kind AND from_id = a.record_id " +
+		"AND to_kind || '' = 'file' OFFSET 0) AS f WHERE a.documented ON CONFLICT DO NOTHING"
 }
 
 // listsOf is the JSON of the assignment lists of the record whose
