@@ -571,19 +571,9 @@ func (s *Store) exec(ctx context.Context, query string, args ...any) (int64, err
 	if s.held() {
 		return s.flush(ctx, query, args) // the held writes, then this one: one round trip
 	}
-	c, release, err := s.acquire(ctx, s.write)
+	res, err := s.execResult(ctx, query, args)
 	if err != nil {
 		return 0, err
-	}
-	defer release()
-	if s.opts.Trace != nil {
-		s.opts.Trace(query, args)
-	}
-	sctx, cancel := s.bound(ctx)
-	defer cancel()
-	res, err := c.ExecContext(sctx, s.text(query), args...)
-	if err != nil {
-		return 0, s.failBound(ctx, sctx, err)
 	}
 	n, err := res.RowsAffected()
 	return n, s.fail(err)
@@ -592,10 +582,22 @@ func (s *Store) exec(ctx context.Context, query string, args ...any) (int64, err
 // execInsert runs an INSERT as exec does, outside held writes
 // (SQLite), and returns the rows it wrote and the row id of the last.
 func (s *Store) execInsert(ctx context.Context, query string, args ...any) (n, lastID int64, err error) {
-	ctx = s.stmtContext(ctx)
-	c, release, err := s.acquire(ctx, s.write)
+	res, err := s.execResult(s.stmtContext(ctx), query, args)
 	if err != nil {
 		return 0, 0, err
+	}
+	if n, err = res.RowsAffected(); err == nil {
+		lastID, err = res.LastInsertId()
+	}
+	return n, lastID, s.fail(err)
+}
+
+// execResult runs a statement on the write side with ctx, the
+// statement's context (stmtContext).
+func (s *Store) execResult(ctx context.Context, query string, args []any) (sql.Result, error) {
+	c, release, err := s.acquire(ctx, s.write)
+	if err != nil {
+		return nil, err
 	}
 	defer release()
 	if s.opts.Trace != nil {
@@ -605,12 +607,9 @@ func (s *Store) execInsert(ctx context.Context, query string, args ...any) (n, l
 	defer cancel()
 	res, err := c.ExecContext(sctx, s.text(query), args...)
 	if err != nil {
-		return 0, 0, s.failBound(ctx, sctx, err)
+		return nil, s.failBound(ctx, sctx, err)
 	}
-	if n, err = res.RowsAffected(); err == nil {
-		lastID, err = res.LastInsertId()
-	}
-	return n, lastID, s.fail(err)
+	return res, nil
 }
 
 // scan runs a query on c and scans its rows into dest (a pointer to a slice
