@@ -94,6 +94,20 @@ func TestBoxPlansAt100k(t *testing.T) {
 		if state == "analyzed" {
 			analyzeSchema(t, s)
 		}
+		// Whether the planner still knows nothing of the table: on a busy
+		// server something (seen: 775 pages and 0 tuples, counted while
+		// the fill had not committed) can record the table as empty
+		// though autovacuum is off for it; the planner then rates
+		// reading the whole index as free, and what the index answered
+		// says nothing of the box's plan.
+		var tuples float64
+		if err := s.Write().QueryRowContext(ctx, "SELECT reltuples FROM pg_class WHERE oid = 'records'::regclass").Scan(&tuples); err != nil {
+			t.Fatal(err)
+		}
+		countsChecked := state == "analyzed" || tuples < 0
+		if !countsChecked {
+			t.Logf("%s: the table's statistics say %v tuples: what the index answered is not checked in this state", state, tuples)
+		}
 		for _, l := range lists {
 			l.p.Account, l.p.Kind, l.p.Published = "a", cms.KindResource, cms.PublishedAny
 			query, args := s.ListQuery(l.p, "", 256)
@@ -117,8 +131,12 @@ func TestBoxPlansAt100k(t *testing.T) {
 					found += n
 				}
 			}
-			if found != len(l.want) && l.p.After == "" {
-				t.Errorf("%s: %+v: the index answered %d records, want %d:\n%s", state, l.p.BBox, found, len(l.want), plan)
+			if countsChecked && found != len(l.want) && l.p.After == "" {
+				// What the planner knew of the table and the index.
+				var stats []string
+				_ = s.Write().NewRaw("SELECT relname || ' ' || relpages || ' pages ' || reltuples || ' tuples' FROM pg_class "+
+					"WHERE oid IN ('records'::regclass, 'records_box'::regclass)").Scan(ctx, &stats)
+				t.Errorf("%s: %+v: the index answered %d records, want %d (%v):\n%s", state, l.p.BBox, found, len(l.want), stats, plan)
 			}
 			if got := bunstoretest.ListedIDs(t, s, l.p); !slices.Equal(got, l.want) {
 				t.Errorf("%s: %+v after %q: got %v, want %v", state, l.p.BBox, l.p.After, got, l.want)
