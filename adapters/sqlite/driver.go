@@ -115,6 +115,13 @@ func dsn(path string, memory bool, busy time.Duration, readOnly bool, vfs string
 	return "file:" + escaped + "?" + q.Encode()
 }
 
+// notNull reports whether err is the failure of the NOT NULL constraint
+// of column (table.column).
+func notNull(err error, column string) bool {
+	var e sqlite3.Error
+	return errors.As(err, &e) && e.ExtendedCode == sqlite3.ErrConstraintNotNull && strings.HasSuffix(e.Error(), "failed: "+column)
+}
+
 // translate maps SQLite errors the library can act on. A unique
 // violation is a conflict, never a race: write transactions run one at a
 // time, so no concurrent writer can take a key meanwhile. A database file
@@ -124,12 +131,6 @@ func dsn(path string, memory bool, busy time.Duration, readOnly bool, vfs string
 // out (SQLITE_BUSY, SQLITE_LOCKED: a long batch, another process), make
 // the store unavailable: the same request may succeed later, and running
 // the transaction again at once would only wait the timeout again.
-// notNull reports whether err is a NOT NULL constraint's failure.
-func notNull(err error) bool {
-	var e sqlite3.Error
-	return errors.As(err, &e) && e.ExtendedCode == sqlite3.ErrConstraintNotNull
-}
-
 func translate(err error, room *space) error {
 	var e sqlite3.Error
 	if !errors.As(err, &e) {

@@ -136,6 +136,16 @@ func testRevisionFiles(t *testing.T, s cms.Store) {
 		unused = append(unused, files...)
 		wantUnused(t, s, fmt.Sprintf("%d files of deleted records' revisions", n), t0.Add(time.Hour), 100, unused...)
 	}
+	// A set of two runs: the file named by the first one's change.
+	f := newFile("mixed", 100+created)
+	f.Created = t0.Add(time.Duration(created) * time.Minute)
+	createFiles(t, s, f)
+	put(t, s, "mixed", mapRecord("m-1"))
+	inChanges(t, s, "mixed", "ann", t0, []cms.ChangeRef{
+		{Kind: cms.KindResource, ID: "r-img", Op: cms.ChangeUpsert}, {Kind: cms.KindMap, ID: "m-1", Op: cms.ChangeUpsert},
+	}, func(tx cms.Store) error { return tx.PutRecord(ctx, entry("mixed", withImage("r-img", f.ID), t0)) })
+	put(t, s, "mixed", resource("r-img"))
+	wantUnused(t, s, "a file named by the first run's change of a set", t0.Add(time.Hour), 100, unused...)
 }
 
 // testFileLocks: inside transactions, GetFiles holds the files it found

@@ -191,7 +191,7 @@ func (s *Store) appendOne(ctx context.Context, set cms.ChangeSet, r cms.ChangeRe
 		query = s.oneChange.mapLists
 	}
 	_, id, err := s.execInsert(ctx, query, set.Account, string(r.Kind), r.ID, set.Author)
-	if err != nil && s.opts.NotNull != nil && s.opts.NotNull(err) {
+	if err != nil && s.opts.NotNull != nil && s.opts.NotNull(err, "changes.time") {
 		return 0, nil
 	}
 	return id, err

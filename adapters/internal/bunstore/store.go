@@ -31,9 +31,10 @@ type Options struct {
 	// clash with a concurrent writer becomes cms.Race, a database that
 	// cannot be reached cms.Unavailable); others come back unchanged.
 	Translate func(error) error
-	// NotNull reports whether err is the failure of a NOT NULL
-	// constraint (SQLite: a change whose record has no row).
-	NotNull func(error) bool
+	// NotNull reports whether err is the failure of the NOT NULL
+	// constraint of column, as table.column (SQLite: a change whose
+	// record has no row).
+	NotNull func(err error, column string) bool
 	// ClaimLock is appended to the row lock of a batch claim
 	// ("FOR UPDATE SKIP LOCKED" on PostgreSQL, "" on SQLite).
 	ClaimLock string
@@ -125,10 +126,11 @@ type Options struct {
 	// DetachPointReads runs the reads of rows by their keys (a record, a
 	// list of records by id, a stream's group of 64, an account) without
 	// the caller's cancellation outside transactions too (SQLite, without
-	// StatementWait): each takes at most milliseconds, and a query
-	// watching a context that can end costs database/sql a goroutine,
-	// more than a read of one record (docs/performance.md). A stream
-	// still stops between groups once the context has ended.
+	// StatementWait or ConnWait): each is bounded by the keys it asks
+	// for, and a query watching a context that can end costs database/sql
+	// a goroutine, more than a read of one record (docs/performance.md).
+	// The wait for a pooled connection still ends with the caller's
+	// context, and a stream stops between groups once it has ended.
 	DetachPointReads bool
 	// StatementWait, when above 0, is the longest a statement (or a
 	// transaction's BEGIN, and its COMMIT once fn returned) waits for the
@@ -458,6 +460,13 @@ func (s *Store) acquire(ctx context.Context, c conn) (conn, func(), error) {
 		}
 	}
 	db, ok := c.(*sql.DB)
+	if p, point := ctx.(pointCtx); ok && point && s.opts.ConnWait <= 0 {
+		sc, err := db.Conn(p.caller)
+		if err != nil {
+			return nil, nil, s.fail(err)
+		}
+		return sc, func() { sc.Close() }, nil
+	}
 	if !ok || s.opts.ConnWait <= 0 {
 		return c, func() {}, nil
 	}
@@ -549,7 +558,8 @@ func (s *Store) stmtContext(ctx context.Context) context.Context {
 
 // detachStatements makes the transaction's statements' context from its
 // own (DetachTxStatements): the driver reads nothing from it but whether
-// it can end.
+// it can end. A group commit's members share the one of the group's
+// transaction (its values those of the member that began it).
 func (s *Store) detachStatements(ctx context.Context) {
 	if s.opts.DetachTxStatements {
 		s.detached = context.WithoutCancel(ctx)
@@ -560,10 +570,20 @@ func (s *Store) detachStatements(ctx context.Context) {
 // (DetachPointReads).
 func (s *Store) pointContext(ctx context.Context) context.Context {
 	if s.opts.DetachPointReads && s.wait <= 0 && ctx.Done() != nil {
-		return context.WithoutCancel(ctx)
+		return pointCtx{caller: ctx}
 	}
 	return ctx
 }
+
+// pointCtx is a read by key's context: it never ends, but acquire waits
+// for a pooled connection with its caller's, so that a request given up
+// does not queue behind other reads.
+type pointCtx struct{ caller context.Context }
+
+func (pointCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (pointCtx) Done() <-chan struct{}       { return nil }
+func (pointCtx) Err() error                  { return nil }
+func (p pointCtx) Value(key any) any         { return p.caller.Value(key) }
 
 // exec runs a statement on the write side and returns the rows it touched.
 func (s *Store) exec(ctx context.Context, query string, args ...any) (int64, error) {
