@@ -223,9 +223,9 @@ func (s *Store) oneChangeTexts() *oneChangeTexts {
 // runLists is the expression of the assignment lists a change of ref
 // holds (listsSide), its owner's key given by key, in a run's statement
 // on SQLite: both lists from one walk of the owner's assignments, each
-// sorted by the aggregate. A run of many records without assignments
-// costs less so than in listsOf's two walks (a batch of 1,000 new
-// Resources: 17,000 instructions a record).
+// sorted by the aggregate: for a run of many records without
+// assignments this costs less than listsOf's two walks (a batch of 1,000
+// new Resources: 17,000 instructions a record fewer).
 func (s *Store) runLists(ref cms.ChangeRef, key string) string {
 	sd := listsSide(ref)
 	if sd == nil {
@@ -255,7 +255,8 @@ func listsSide(ref cms.ChangeRef) *side {
 // nameChangeFiles notes the files the documents of the changes written
 // from id first on name (change_files, DECISIONS §16: a file named by a
 // kept revision is used): the file references their records hold, as
-// the transaction leaves them. SQLite; PostgreSQL's trigger does it.
+// the transaction leaves them. SQLite; on PostgreSQL the statement that
+// writes the changes notes them (appendChangesText).
 func (s *Store) nameChangeFiles(ctx context.Context, first int64) error {
 	if first == 0 {
 		return nil
