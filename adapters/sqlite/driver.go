@@ -35,8 +35,10 @@ const (
 // manualCheckpoints the writer does not checkpoint by itself: otherwise
 // the commit that takes the WAL past 1,000 pages copies it into the file
 // before it returns (about a tenth of a large batch). vfs names the
-// writer's VFS (walvfs.c's, or "" for SQLite's default).
-func openDB(path string, memory bool, busy time.Duration, r role, manualCheckpoints bool, vfs string) *sql.DB {
+// writer's VFS (walvfs.c's, or "" for SQLite's default). Each connection
+// gets a lookaside of lookaside slots (openWithLookaside), 0 for
+// SQLite's default.
+func openDB(path string, memory bool, busy time.Duration, r role, manualCheckpoints bool, vfs string, lookaside int) *sql.DB {
 	drv := &sqlite3.SQLiteDriver{}
 	if r == writer {
 		drv.ConnectHook = func(c *sqlite3.SQLiteConn) error {
@@ -57,7 +59,7 @@ func openDB(path string, memory bool, busy time.Duration, r role, manualCheckpoi
 	if r != writer {
 		vfs = ""
 	}
-	return sql.OpenDB(connector{drv: drv, dsn: dsn(path, memory, busy, r == reader, vfs)})
+	return sql.OpenDB(connector{drv: drv, dsn: dsn(path, memory, busy, r == reader, vfs), lookaside: lookaside})
 }
 
 // openConn opens one connection of the writer's kind on path, outside any
@@ -67,12 +69,17 @@ func openConn(path string, memory bool, busy time.Duration) (io.Closer, error) {
 }
 
 type connector struct {
-	drv *sqlite3.SQLiteDriver
-	dsn string
+	drv       *sqlite3.SQLiteDriver
+	dsn       string
+	lookaside int // slots, 0 for SQLite's default
 }
 
-func (c connector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
-func (c connector) Driver() driver.Driver                        { return c.drv }
+func (c connector) Connect(context.Context) (driver.Conn, error) {
+	conn, _, err := openWithLookaside(lookasideSlot, c.lookaside, func() (driver.Conn, error) { return c.drv.Open(c.dsn) })
+	return conn, err
+}
+
+func (c connector) Driver() driver.Driver { return c.drv }
 
 // memoryName is a new name of a memdb database (a leading slash shares
 // it among the connections of the process that name it).

@@ -22,7 +22,7 @@ func TestBusyIsUnavailable(t *testing.T) {
 	}
 	t.Cleanup(func() { s.Close() })
 	// Another process: a connection of its own, holding the write lock.
-	other := openDB(path, false, time.Second, writer, false, "")
+	other := openDB(path, false, time.Second, writer, false, "", 0)
 	t.Cleanup(func() { other.Close() })
 	conn, err := other.Conn(ctx)
 	if err != nil {

@@ -72,6 +72,16 @@ type Options struct {
 	// SQLite's default one; Linux). For benchmarks that
 	// compare.
 	SeparateWALWrites bool
+	// KeepSQLiteAllocator leaves SQLite's allocator as it comes. By
+	// default SQLite's memory statistics are off (with them, each of the
+	// several hundred allocations a write makes takes a mutex of the
+	// process to count itself: a setting of the whole process, which
+	// SQLite takes only before its first connection opens) and each of
+	// the store's connections gets a lookaside of 500 slots instead of
+	// 40 (the statements a connection keeps prepared take the default
+	// one, and every allocation after that goes to malloc). For
+	// benchmarks that compare.
+	KeepSQLiteAllocator bool
 
 	// migrations replaces the embedded migrations (tests open older schemas).
 	migrations fs.FS
@@ -113,6 +123,11 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if o.TrimThreshold != KeepTrimThreshold {
 		o.setTrim(o.TrimThreshold)
 	}
+	lookaside := 0
+	if !o.KeepSQLiteAllocator {
+		memstatusOff()
+		lookaside = lookasideSlots
+	}
 	memory := path == Memory
 	room := &space{probe: o.spaceProbe}
 	if !memory {
@@ -151,7 +166,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 			vfs = walVFSName
 		}
 	}
-	writeDB := openDB(name, memory, o.BusyTimeout, writer, manual, vfs)
+	writeDB := openDB(name, memory, o.BusyTimeout, writer, manual, vfs, lookaside)
 	// One writer: SQLite allows one at a time, and queueing in Go is
 	// cheaper than busy-waiting in SQLite.
 	writeDB.SetMaxOpenConns(1)
@@ -164,7 +179,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	readDB := openDB(name, memory, o.BusyTimeout, reader, manual, "")
+	readDB := openDB(name, memory, o.BusyTimeout, reader, manual, "", lookaside)
 	readDB.SetMaxOpenConns(o.ReadConns)
 	readDB.SetMaxIdleConns(o.ReadConns)
 	read := bun.NewDB(readDB, sqlitedialect.New())
@@ -209,7 +224,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
 	}
 	if manual {
-		db := openDB(name, memory, o.BusyTimeout, checkpointer, manual, "")
+		db := openDB(name, memory, o.BusyTimeout, checkpointer, manual, "", 0)
 		db.SetMaxOpenConns(1)
 		ckpt = startCheckpoints(db, writeDB, o.CheckpointEvery, o.Logger)
 	}

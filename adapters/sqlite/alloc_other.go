@@ -1,0 +1,25 @@
+//go:build !linux || !cgo
+
+package sqlite
+
+import (
+	"database/sql/driver"
+	"unsafe"
+)
+
+// Nothing is set where alloc_linux.go's weak declarations cannot link.
+const lookasideSlot, lookasideSlots = 0, 0
+
+func memstatusOff() bool { return false }
+
+func openWithLookaside(_, _ int, open func() (driver.Conn, error)) (driver.Conn, bool, error) {
+	c, err := open()
+	return c, false, err
+}
+
+func openTracked(_, _ int, open func() (driver.Conn, error)) (driver.Conn, bool, unsafe.Pointer, error) {
+	c, err := open()
+	return c, false, nil, err
+}
+
+func lookasideFull(unsafe.Pointer) int { return -1 }
