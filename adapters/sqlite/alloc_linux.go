@@ -17,57 +17,58 @@ static int bw_memstatus_off(void) {
 	return sqlite3_config(9, 0); // SQLITE_CONFIG_MEMSTATUS
 }
 
-typedef struct sqlite3_stmt sqlite3_stmt;
-extern int sqlite3_prepare_v2(sqlite3 *, const char *, int, sqlite3_stmt **, const char **) __attribute__((weak));
-extern int sqlite3_finalize(sqlite3_stmt *) __attribute__((weak));
+extern int sqlite3_create_collation_v2(sqlite3 *, const char *, int, void *,
+	int (*)(void *, int, const void *, int, const void *), void (*)(void *)) __attribute__((weak));
 extern int sqlite3_db_status(sqlite3 *, int, int *, int *, int) __attribute__((weak));
 
-// The lookaside of the connections this thread opens (0 slots: SQLite's
-// default), whether the last one got it, and what holds it meanwhile.
-static __thread int bw_slots, bw_slot_size, bw_set;
-static __thread sqlite3_stmt *bw_held;
+// Whether this thread opens a connection of the store's (openTracked),
+// the lookaside to give it (0 slots: SQLite's default), whether it got
+// it, and its handle.
+static __thread int bw_tracking, bw_slots, bw_slot_size, bw_set;
 static __thread sqlite3 *bw_db;
 
+static int bw_same(void *arg, int n1, const void *s1, int n2, const void *s2) { return 0; }
+
 // bw_connected runs in every connection the process opens (an automatic
-// extension), near the end of its opening, where SQLite then sets the
-// process's default lookaside unless some lookaside memory is in use: a
-// statement prepared here holds one slot of the lookaside just set,
-// until bw_release, once the opening is done.
+// extension); for one openTracked opens, it notes the handle and sets
+// the lookaside. SQLite sets the process's default lookaside after the
+// automatic extensions, unless some lookaside memory is then in use: a
+// collation registered here holds one slot of the lookaside just set
+// until the connection closes (its definition is allocated there), and
+// registering one reads nothing (a statement prepared here would read
+// the schema, and fail the opening while a writer holds its lock).
 static int bw_connected(sqlite3 *db, const char **err, const void *api) {
-	if (bw_slots <= 0 || bw_held) {
+	if (!bw_tracking) {
 		return 0;
 	}
 	bw_db = db;
-	if (sqlite3_db_config(db, 1001, (void *)0, bw_slot_size, bw_slots) != 0) { // SQLITE_DBCONFIG_LOOKASIDE
+	if (bw_slots <= 0 || sqlite3_db_config(db, 1001, (void *)0, bw_slot_size, bw_slots) != 0) { // SQLITE_DBCONFIG_LOOKASIDE
 		return 0;
 	}
-	bw_set = sqlite3_prepare_v2(db, "SELECT 1", -1, &bw_held, 0) == 0 && bw_held;
+	bw_set = sqlite3_create_collation_v2(db, "bwcms_lookaside", 1, 0, bw_same, 0) == 0; // SQLITE_UTF8
 	return 0;
 }
 
 static int bw_register_connected(void) {
-	if (!sqlite3_auto_extension || !sqlite3_db_config || !sqlite3_prepare_v2 || !sqlite3_finalize) {
+	if (!sqlite3_auto_extension || !sqlite3_db_config || !sqlite3_create_collation_v2) {
 		return -1;
 	}
 	return sqlite3_auto_extension((void (*)(void))bw_connected);
 }
 
-static void bw_lookaside_next(int size, int slots) {
+static void bw_lookaside_next(int tracking, int size, int slots) {
+	bw_tracking = tracking;
 	bw_slot_size = size;
 	bw_slots = slots;
 	bw_set = 0;
 	bw_db = 0;
 }
 
-// bw_release ends the opening: it lets go of the slot bw_connected held,
-// and reports whether the connection got its lookaside.
+// bw_release ends the opening and reports whether the connection got
+// its lookaside.
 static int bw_release(void) {
-	if (bw_held) {
-		sqlite3_finalize(bw_held);
-		bw_held = 0;
-	}
 	int set = bw_set;
-	bw_lookaside_next(0, 0);
+	bw_lookaside_next(0, 0, 0);
 	return set;
 }
 
@@ -107,34 +108,27 @@ const lookasideSlot, lookasideSlots = 1200, 500
 var memstatusOff = sync.OnceValue(func() bool { return C.bw_memstatus_off() == 0 })
 
 // registerConnected registers bw_connected with SQLite, once for the
-// process: it does nothing to a connection but one openWithLookaside
+// process: it does nothing to a connection but one openTracked
 // opens.
 var registerConnected = sync.OnceValue(func() bool { return C.bw_register_connected() == 0 })
 
-// openWithLookaside opens a connection with open, giving it a lookaside
-// of slots slots of size bytes (SQLite's allocator for its small,
-// short-lived objects): SQLite's default of 40 is taken by the
-// statements a connection keeps prepared, and every allocation after
-// that goes to malloc. The size can only be set before the connection
-// holds lookaside memory, which the driver's first statements do, so it
-// is set while SQLite opens the connection (bw_connected), on this
-// goroutine's thread.
-// It reports whether the lookaside was set.
-func openWithLookaside(size, slots int, open func() (driver.Conn, error)) (driver.Conn, bool, error) {
-	c, set, _, err := openTracked(size, slots, open)
-	return c, set, err
-}
-
-// openTracked is openWithLookaside, which also returns the connection's
-// SQLite handle (nil where unknown: tests).
+// openTracked opens a connection with open and returns its SQLite
+// handle (nil where unknown), giving it a lookaside of slots slots of
+// size bytes (SQLite's allocator for its small, short-lived objects):
+// SQLite's default of 40 is taken by the statements a connection keeps
+// prepared, and every allocation after that goes to malloc. The size can
+// only be set before the connection holds lookaside memory, which the
+// driver's first statements do, so it is set while SQLite opens the
+// connection (bw_connected), on this goroutine's thread. It reports
+// whether the lookaside was set.
 func openTracked(size, slots int, open func() (driver.Conn, error)) (driver.Conn, bool, unsafe.Pointer, error) {
-	if slots <= 0 || !registerConnected() {
+	if !registerConnected() {
 		c, err := open()
 		return c, false, nil, err
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	C.bw_lookaside_next(C.int(size), C.int(slots))
+	C.bw_lookaside_next(1, C.int(size), C.int(slots))
 	c, err := open()
 	db := C.bw_last_db()
 	set := C.bw_release() == 1

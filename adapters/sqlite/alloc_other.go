@@ -3,6 +3,7 @@
 package sqlite
 
 import (
+	"database/sql"
 	"database/sql/driver"
 	"unsafe"
 )
@@ -12,14 +13,13 @@ const lookasideSlot, lookasideSlots = 0, 0
 
 func memstatusOff() bool { return false }
 
-func openWithLookaside(_, _ int, open func() (driver.Conn, error)) (driver.Conn, bool, error) {
-	c, err := open()
-	return c, false, err
-}
-
 func openTracked(_, _ int, open func() (driver.Conn, error)) (driver.Conn, bool, unsafe.Pointer, error) {
 	c, err := open()
 	return c, false, nil, err
 }
 
 func lookasideFull(unsafe.Pointer) int { return -1 }
+
+func newRawConn(c driver.Conn, _ unsafe.Pointer) driver.Conn { return c }
+
+func execRaw(any, string, []any) (sql.Result, bool, error) { return nil, false, nil }

@@ -11,7 +11,7 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 )
 
-// TestLookaside: a connection opened with openWithLookaside gets the
+// TestLookaside: a connection opened with openTracked gets the
 // lookaside asked for, which SQLite would otherwise replace with the
 // process's default at the end of the opening: with 64 statements kept
 // prepared (the store's statement cache) the default one is full and

@@ -36,8 +36,8 @@ const (
 // the commit that takes the WAL past 1,000 pages copies it into the file
 // before it returns (about a tenth of a large batch). vfs names the
 // writer's VFS (walvfs.c's, or "" for SQLite's default). Each connection
-// gets a lookaside of lookaside slots (openWithLookaside), 0 for
-// SQLite's default.
+// gets a lookaside of lookaside slots (openTracked), 0 for SQLite's
+// default, and is a rawConn where its SQLite handle is known (execRaw).
 func openDB(path string, memory bool, busy time.Duration, r role, manualCheckpoints bool, vfs string, lookaside int) *sql.DB {
 	drv := &sqlite3.SQLiteDriver{}
 	if r == writer {
@@ -75,8 +75,11 @@ type connector struct {
 }
 
 func (c connector) Connect(context.Context) (driver.Conn, error) {
-	conn, _, err := openWithLookaside(lookasideSlot, c.lookaside, func() (driver.Conn, error) { return c.drv.Open(c.dsn) })
-	return conn, err
+	conn, _, db, err := openTracked(lookasideSlot, c.lookaside, func() (driver.Conn, error) { return c.drv.Open(c.dsn) })
+	if err != nil {
+		return nil, err
+	}
+	return newRawConn(conn, db), nil
 }
 
 func (c connector) Driver() driver.Driver { return c.drv }
@@ -122,11 +125,19 @@ func dsn(path string, memory bool, busy time.Duration, readOnly bool, vfs string
 	return "file:" + escaped + "?" + q.Encode()
 }
 
+// rawExec is execRaw, or nil with DriverExec.
+func rawExec(driverExec bool) func(dc any, query string, args []any) (sql.Result, bool, error) {
+	if driverExec {
+		return nil
+	}
+	return execRaw
+}
+
 // notNull reports whether err is the failure of the NOT NULL constraint
 // of column (table.column).
 func notNull(err error, column string) bool {
 	var e sqlite3.Error
-	return errors.As(err, &e) && e.ExtendedCode == sqlite3.ErrConstraintNotNull && strings.HasSuffix(e.Error(), "failed: "+column)
+	return errors.As(err, &e) && e.ExtendedCode == sqlite3.ErrConstraintNotNull && strings.HasSuffix(err.Error(), "failed: "+column)
 }
 
 // translate maps SQLite errors the library can act on. A unique

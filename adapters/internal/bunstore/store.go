@@ -31,6 +31,11 @@ type Options struct {
 	// clash with a concurrent writer becomes cms.Race, a database that
 	// cannot be reached cms.Unavailable); others come back unchanged.
 	Translate func(error) error
+	// ExecRaw, when set, runs a statement of a write transaction on the
+	// driver's connection dc without database/sql (SQLite: one call into
+	// SQLite a statement); handled false where it does not take the
+	// connection or an argument, and the statement then runs as any other.
+	ExecRaw func(dc any, query string, args []any) (res sql.Result, handled bool, err error)
 	// NotNull reports whether err is the failure of the NOT NULL
 	// constraint of column, as table.column (SQLite: a change whose
 	// record has no row).
@@ -622,6 +627,18 @@ func (s *Store) execResult(ctx context.Context, query string, args []any) (sql.R
 	defer release()
 	if s.opts.Trace != nil {
 		s.opts.Trace(query, args)
+	}
+	if sc, ok := c.(*sql.Conn); ok && s.opts.ExecRaw != nil && s.wait <= 0 {
+		var res sql.Result
+		var handled bool
+		err := sc.Raw(func(dc any) error {
+			var err error
+			res, handled, err = s.opts.ExecRaw(dc, s.text(query), args)
+			return err
+		})
+		if handled || err != nil {
+			return res, s.fail(err)
+		}
 	}
 	sctx, cancel := s.bound(ctx)
 	defer cancel()
