@@ -191,12 +191,38 @@ func execRaw(dc any, query string, args []any) (sql.Result, bool, error) {
 		switch v := a.(type) {
 		case string:
 			size += len(v)
+		case *string:
+			if v != nil {
+				size += len(*v)
+			}
 		case []byte:
 			size += len(v)
 		}
 	}
 	text := make([]byte, 0, size+1)
 	for i, a := range args {
+		switch v := a.(type) { // a nil pointer is NULL, another its value, as database/sql converts them
+		case *string:
+			a = nil
+			if v != nil {
+				a = *v
+			}
+		case *float64:
+			a = nil
+			if v != nil {
+				a = *v
+			}
+		case *int64:
+			a = nil
+			if v != nil {
+				a = *v
+			}
+		case *bool:
+			a = nil
+			if v != nil {
+				a = *v
+			}
+		}
 		switch v := a.(type) {
 		case nil:
 			kinds[i] = C.BW_NULL

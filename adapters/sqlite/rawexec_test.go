@@ -32,8 +32,9 @@ func TestExecRaw(t *testing.T) {
 		t.Fatal(err)
 	}
 	insert := "INSERT INTO t (k, i, f, b, n) VALUES (?, ?, ?, ?, ?)"
+	f, none := 1.5, (*string)(nil)
 	for i, k := range []string{"a", "b", "c"} {
-		res, handled, err := execRaw(rc, insert, []any{k, int64(i), 1.5, []byte{0, 1}, nil})
+		res, handled, err := execRaw(rc, insert, []any{&k, int64(i), &f, []byte{0, 1}, none})
 		if err != nil || !handled {
 			t.Fatalf("insert %s: handled %v, %v", k, handled, err)
 		}
