@@ -20,6 +20,8 @@ func openTracked(_, _ int, open func() (driver.Conn, error)) (driver.Conn, bool,
 
 func lookasideFull(unsafe.Pointer) int { return -1 }
 
+const rawSupported = false
+
 func newRawConn(c driver.Conn, _ unsafe.Pointer) driver.Conn { return c }
 
 func execRaw(any, string, []any) (sql.Result, bool, error) { return nil, false, nil }

@@ -125,9 +125,9 @@ func dsn(path string, memory bool, busy time.Duration, readOnly bool, vfs string
 	return "file:" + escaped + "?" + q.Encode()
 }
 
-// rawExec is execRaw, or nil with DriverExec.
+// rawExec is execRaw, or nil with DriverExec or where it runs nothing.
 func rawExec(driverExec bool) func(dc any, query string, args []any) (sql.Result, bool, error) {
-	if driverExec {
+	if driverExec || !rawSupported {
 		return nil
 	}
 	return execRaw

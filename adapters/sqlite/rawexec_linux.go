@@ -20,21 +20,26 @@ extern int sqlite3_clear_bindings(sqlite3_stmt *) __attribute__((weak));
 extern int sqlite3_finalize(sqlite3_stmt *) __attribute__((weak));
 extern int sqlite3_extended_errcode(sqlite3 *) __attribute__((weak));
 extern const char *sqlite3_errmsg(sqlite3 *) __attribute__((weak));
+extern const char *sqlite3_errstr(int) __attribute__((weak));
+extern int sqlite3_system_errno(sqlite3 *) __attribute__((weak));
+extern int sqlite3_bind_parameter_count(sqlite3_stmt *) __attribute__((weak));
 extern sqlite3_int64 sqlite3_changes64(sqlite3 *) __attribute__((weak));
 extern sqlite3_int64 sqlite3_last_insert_rowid(sqlite3 *) __attribute__((weak));
 
 static int bw_raw_available(void) {
 	return sqlite3_prepare_v3 && sqlite3_bind_int64 && sqlite3_bind_text && sqlite3_bind_null && sqlite3_bind_double && sqlite3_bind_blob && sqlite3_step &&
 		sqlite3_reset && sqlite3_clear_bindings && sqlite3_finalize && sqlite3_extended_errcode && sqlite3_errmsg &&
+		sqlite3_errstr && sqlite3_system_errno && sqlite3_bind_parameter_count &&
 		sqlite3_changes64 && sqlite3_last_insert_rowid;
 }
 
 // The kinds of an argument of bw_exec.
 enum { BW_NULL, BW_INT, BW_TEXT, BW_FLOAT, BW_BLOB };
 
-// BW_NOT_ONE answers a text of more than one statement, which bw_exec
-// does not run.
-#define BW_NOT_ONE (-1)
+// BW_DRIVER answers what bw_exec leaves to the driver, having run
+// nothing: a text of no statement or of several, an argument count
+// other than the statement's (the driver answers its own error).
+#define BW_DRIVER (-1)
 
 // bw_exec runs the statement *stmt (prepared from sql first when NULL,
 // kept prepared: SQLITE_PREPARE_PERSISTENT) with n arguments to its end:
@@ -43,23 +48,29 @@ enum { BW_NULL, BW_INT, BW_TEXT, BW_FLOAT, BW_BLOB };
 // copy and unbound before the return, so that SQLite keeps no pointer to
 // the caller's memory). It returns SQLite's
 // extended result code, and the rows changed and the last row id on
-// success, else the message in errbuf.
+// success, else the message in errbuf and the system's errno.
 static int bw_exec(sqlite3 *db, sqlite3_stmt **stmt, const char *sql, int sqlLen, int n, const unsigned char *kinds,
 		const sqlite3_int64 *ints, const double *floats, const char *text, const int *offs, const int *lens,
-		sqlite3_int64 *changes, sqlite3_int64 *rowid, char *errbuf, int errlen) {
+		sqlite3_int64 *changes, sqlite3_int64 *rowid, char *errbuf, int errlen, int *sysErrno) {
 	int rc = 0;
 	if (!*stmt) {
 		const char *tail = 0;
 		rc = sqlite3_prepare_v3(db, sql, sqlLen, 0x01, stmt, &tail); // SQLITE_PREPARE_PERSISTENT
+		if (rc == 0 && !*stmt) {
+			return BW_DRIVER;
+		}
 		if (rc == 0) {
 			for (; tail && tail < sql + sqlLen; tail++) {
 				if (*tail != ' ' && *tail != '\n' && *tail != '\t' && *tail != '\r' && *tail != ';') {
 					sqlite3_finalize(*stmt);
 					*stmt = 0;
-					return BW_NOT_ONE;
+					return BW_DRIVER;
 				}
 			}
 		}
+	}
+	if (rc == 0 && sqlite3_bind_parameter_count(*stmt) != n) {
+		return BW_DRIVER;
 	}
 	for (int i = 0; rc == 0 && i < n; i++) {
 		switch (kinds[i]) {
@@ -91,9 +102,18 @@ static int bw_exec(sqlite3 *db, sqlite3_stmt **stmt, const char *sql, int sqlLen
 		}
 	}
 	if (rc != 0) {
-		rc = sqlite3_extended_errcode(db);
-		strncpy(errbuf, sqlite3_errmsg(db), errlen - 1);
+		// The handle's extended code, where it holds this failure (an
+		// API misused records none there).
+		int ext = sqlite3_extended_errcode(db);
+		const char *msg = sqlite3_errmsg(db);
+		if (ext != 0 && (ext & 0xff) == (rc & 0xff)) {
+			rc = ext;
+		} else {
+			msg = sqlite3_errstr(rc);
+		}
+		strncpy(errbuf, msg, errlen - 1);
 		errbuf[errlen - 1] = 0;
+		*sysErrno = sqlite3_system_errno(db);
 	}
 	if (*stmt) {
 		sqlite3_reset(*stmt);
@@ -108,6 +128,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"sync"
+	"syscall"
 	"unsafe"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
@@ -122,6 +143,9 @@ type rawConn struct {
 	mu    sync.Mutex
 	stmts map[string]*C.sqlite3_stmt
 }
+
+// rawSupported: execRaw runs statements here (Linux, cgo).
+const rawSupported = true
 
 var rawAvailable = sync.OnceValue(func() bool { return C.bw_raw_available() == 1 })
 
@@ -146,10 +170,15 @@ func (c *rawConn) Close() error {
 	return c.SQLiteConn.Close()
 }
 
-// maxRawStmts is the most statements a connection keeps prepared for
-// execRaw: the store's texts are constant, so this bounds only a
-// mistake.
-const maxRawStmts = 256
+// A connection keeps prepared for execRaw at most maxRawStmts
+// statements, of texts up to maxRawText bytes: a statement of many rows
+// (a batch's inserts) comes in a text for each row count, each large
+// and holding much memory prepared; it is prepared at each use, as the
+// driver's cache of 64 would.
+const (
+	maxRawStmts = 128
+	maxRawText  = 1024
+)
 
 // rawResult is the sql.Result of execRaw.
 type rawResult struct{ changes, rowid int64 }
@@ -248,7 +277,7 @@ func execRaw(dc any, query string, args []any) (sql.Result, bool, error) {
 				ints[i] = 1
 			}
 		default:
-			return nil, false, nil
+			return nil, false, nil // the driver converts it (a time, a Valuer, another named type)
 		}
 	}
 	text = append(text, 0)
@@ -256,22 +285,28 @@ func execRaw(dc any, query string, args []any) (sql.Result, bool, error) {
 	defer c.mu.Unlock()
 	st := c.stmts[query]
 	var changes, rowid C.sqlite3_int64
-	var errbuf [256]C.char
+	var errbuf [512]C.char
+	var sysErrno C.int
 	rc := C.bw_exec(c.db, &st, (*C.char)(unsafe.Pointer(unsafe.StringData(query))), C.int(len(query)), C.int(n),
-		&kinds[0], &ints[0], &floats[0], (*C.char)(unsafe.Pointer(&text[0])), &offs[0], &lens[0], &changes, &rowid, &errbuf[0], C.int(len(errbuf)))
+		&kinds[0], &ints[0], &floats[0], (*C.char)(unsafe.Pointer(&text[0])), &offs[0], &lens[0], &changes, &rowid,
+		&errbuf[0], C.int(len(errbuf)), &sysErrno)
 	if st != nil && c.stmts[query] == nil {
-		if len(c.stmts) < maxRawStmts {
+		if len(query) <= maxRawText && len(c.stmts) < maxRawStmts {
 			c.stmts[query] = st
 		} else {
 			C.sqlite3_finalize(st)
 		}
 	}
-	if rc == C.BW_NOT_ONE {
+	if rc == C.BW_DRIVER {
 		return nil, false, nil
 	}
 	if rc != 0 {
 		msg := C.GoString(&errbuf[0])
-		return nil, true, &rawError{code: sqlite3.Error{Code: sqlite3.ErrNo(rc & 0xff), ExtendedCode: sqlite3.ErrNoExtended(rc)}, msg: msg}
+		code := sqlite3.Error{Code: sqlite3.ErrNo(rc & 0xff), ExtendedCode: sqlite3.ErrNoExtended(rc), SystemErrno: syscall.Errno(sysErrno)}
+		if code.SystemErrno != 0 {
+			msg += ": " + code.SystemErrno.Error()
+		}
+		return nil, true, &rawError{code: code, msg: msg}
 	}
 	return rawResult{changes: int64(changes), rowid: int64(rowid)}, true, nil
 }

@@ -5,6 +5,7 @@ package sqlite
 import (
 	"database/sql/driver"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/bwcms/cms/cms"
@@ -84,6 +85,24 @@ func TestExecRaw(t *testing.T) {
 	}
 	if _, handled, err := execRaw(rc, "UPDATE t SET i = ?", []any{int32(1)}); handled || err != nil {
 		t.Errorf("an int32: handled %v, %v", handled, err)
+	}
+	for _, args := range [][]any{{"a"}, {int64(1), "a", "b"}} {
+		if _, handled, err := execRaw(rc, "UPDATE t SET i = ? WHERE k = ?", args); handled || err != nil {
+			t.Errorf("%d arguments for 2: handled %v, %v", len(args), handled, err)
+		}
+	}
+	if _, handled, err := execRaw(rc, "  -- nothing\n", nil); handled || err != nil {
+		t.Errorf("no statement: handled %v, %v", handled, err)
+	}
+	// A long text (a statement of many rows) is prepared at each use,
+	// not kept.
+	long := "UPDATE t SET n = 'x' WHERE k IN ('" + strings.Repeat("z", maxRawText) + "', ?)"
+	kept := len(rc.stmts)
+	if _, handled, err := execRaw(rc, long, []any{"a"}); !handled || err != nil {
+		t.Fatalf("long text: handled %v, %v", handled, err)
+	}
+	if len(rc.stmts) != kept {
+		t.Errorf("a text of %d bytes was kept prepared", len(long))
 	}
 	if _, handled, _ := execRaw(c, "UPDATE t SET i = 1", nil); handled {
 		t.Error("the driver's own connection was taken")

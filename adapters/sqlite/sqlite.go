@@ -75,10 +75,11 @@ type Options struct {
 	// KeepSQLiteAllocator leaves SQLite's allocator as it comes. By
 	// default SQLite's memory statistics are off (with them, each of the
 	// several hundred allocations a write makes takes a mutex of the
-	// process to count itself: a setting of the whole process, which
-	// SQLite takes only before its first connection opens) and each of
-	// the store's connections gets a lookaside of 500 slots instead of
-	// 40 (the statements a connection keeps prepared take the default
+	// process to count itself; a setting of the whole process, which
+	// SQLite takes only before its first connection opens, and without
+	// which sqlite3_memory_used and the heap limits do nothing) and each
+	// of the store's connections gets a lookaside of 600 KB instead of
+	// 48 KB (the statements a connection keeps prepared fill the default
 	// one, and every allocation after that goes to malloc). For
 	// benchmarks that compare.
 	KeepSQLiteAllocator bool
