@@ -127,6 +127,7 @@ import "C"
 import (
 	"database/sql"
 	"database/sql/driver"
+	"slices"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -142,6 +143,7 @@ type rawConn struct {
 	db    *C.sqlite3
 	mu    sync.Mutex
 	stmts map[string]*C.sqlite3_stmt
+	used  []string // stmts' texts, the least recently used first
 }
 
 // rawSupported: execRaw runs statements here (Linux, cgo).
@@ -166,19 +168,36 @@ func (c *rawConn) Close() error {
 		C.sqlite3_finalize(st)
 		delete(c.stmts, q)
 	}
+	c.used = nil
 	c.mu.Unlock()
 	return c.SQLiteConn.Close()
 }
 
-// A connection keeps prepared for execRaw at most maxRawStmts
-// statements, of texts up to maxRawText bytes: a statement of many rows
-// (a batch's inserts) comes in a text for each row count, each large
-// and holding much memory prepared; it is prepared at each use, as the
-// driver's cache of 64 would.
-const (
-	maxRawStmts = 128
-	maxRawText  = 1024
-)
+// maxRawStmts is the most statements a connection keeps prepared for
+// execRaw, the least recently used given up first, as the driver's own
+// cache of 64 does: a statement of many rows (a batch's inserts) comes
+// in a text for each row count, each holding much memory prepared.
+const maxRawStmts = 64
+
+// keep notes st, the statement of query, as the most recently used,
+// giving up the least recently used one past maxRawStmts.
+func (c *rawConn) keep(query string, st *C.sqlite3_stmt) {
+	if st == nil {
+		return
+	}
+	if c.stmts[query] != nil {
+		i := slices.Index(c.used, query)
+		c.used = append(slices.Delete(c.used, i, i+1), query)
+		return
+	}
+	if len(c.used) == maxRawStmts {
+		C.sqlite3_finalize(c.stmts[c.used[0]])
+		delete(c.stmts, c.used[0])
+		c.used = slices.Delete(c.used, 0, 1)
+	}
+	c.stmts[query] = st
+	c.used = append(c.used, query)
+}
 
 // rawResult is the sql.Result of execRaw.
 type rawResult struct{ changes, rowid int64 }
@@ -290,13 +309,7 @@ func execRaw(dc any, query string, args []any) (sql.Result, bool, error) {
 	rc := C.bw_exec(c.db, &st, (*C.char)(unsafe.Pointer(unsafe.StringData(query))), C.int(len(query)), C.int(n),
 		&kinds[0], &ints[0], &floats[0], (*C.char)(unsafe.Pointer(&text[0])), &offs[0], &lens[0], &changes, &rowid,
 		&errbuf[0], C.int(len(errbuf)), &sysErrno)
-	if st != nil && c.stmts[query] == nil {
-		if len(query) <= maxRawText && len(c.stmts) < maxRawStmts {
-			c.stmts[query] = st
-		} else {
-			C.sqlite3_finalize(st)
-		}
-	}
+	c.keep(query, st)
 	if rc == C.BW_DRIVER {
 		return nil, false, nil
 	}

@@ -4,8 +4,8 @@ package sqlite
 
 import (
 	"database/sql/driver"
+	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/bwcms/cms/cms"
@@ -94,15 +94,20 @@ func TestExecRaw(t *testing.T) {
 	if _, handled, err := execRaw(rc, "  -- nothing\n", nil); handled || err != nil {
 		t.Errorf("no statement: handled %v, %v", handled, err)
 	}
-	// A long text (a statement of many rows) is prepared at each use,
-	// not kept.
-	long := "UPDATE t SET n = 'x' WHERE k IN ('" + strings.Repeat("z", maxRawText) + "', ?)"
-	kept := len(rc.stmts)
-	if _, handled, err := execRaw(rc, long, []any{"a"}); !handled || err != nil {
-		t.Fatalf("long text: handled %v, %v", handled, err)
+	// The least recently used statement is given up past maxRawStmts.
+	for i := range maxRawStmts + 1 {
+		if _, handled, err := execRaw(rc, fmt.Sprintf("UPDATE t SET i = %d WHERE k = ?", i), []any{"a"}); !handled || err != nil {
+			t.Fatalf("statement %d: handled %v, %v", i, handled, err)
+		}
+		if i == maxRawStmts/2 { // used again: kept
+			if _, _, err := execRaw(rc, insert, []any{"d", int64(4), 1.0, nil, nil}); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-	if len(rc.stmts) != kept {
-		t.Errorf("a text of %d bytes was kept prepared", len(long))
+	if len(rc.stmts) != maxRawStmts || len(rc.used) != maxRawStmts || rc.stmts[insert] == nil || rc.stmts["UPDATE t SET i = 0 WHERE k = ?"] != nil {
+		t.Errorf("%d statements kept (%d in order), the insert kept %v, the first update %v", len(rc.stmts), len(rc.used),
+			rc.stmts[insert] != nil, rc.stmts["UPDATE t SET i = 0 WHERE k = ?"] != nil)
 	}
 	if _, handled, _ := execRaw(c, "UPDATE t SET i = 1", nil); handled {
 		t.Error("the driver's own connection was taken")
