@@ -219,7 +219,7 @@ func (e *rawError) Unwrap() error { return e.code }
 // connection dc in one call into SQLite, without database/sql's and the
 // driver's work around each statement (converting and binding each
 // argument with a call of its own, a goroutine watching the context):
-// about a third of a short statement's cost. It returns handled false,
+// about a quarter of a short statement's cost. It returns handled false,
 // and runs nothing, for a connection or an argument it does not take.
 func execRaw(dc any, query string, args []any) (sql.Result, bool, error) {
 	c, ok := dc.(*rawConn)

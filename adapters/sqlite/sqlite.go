@@ -88,7 +88,7 @@ type Options struct {
 	// query) runs in one call into SQLite, kept prepared on its
 	// connection: database/sql and the driver convert and bind each
 	// argument with a call of its own and watch the context with a
-	// goroutine, about a third of a short statement's cost. For
+	// goroutine, about a quarter of a short statement's cost. For
 	// benchmarks that compare.
 	DriverExec bool
 
