@@ -5,6 +5,9 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/bwcms/cms/cms"
+	"github.com/bwcms/cms/cms/cmstest"
 )
 
 // TestOptionsRefused: Open refuses every negative option that is not its
@@ -51,5 +54,47 @@ func TestTrimThreshold(t *testing.T) {
 	}
 	if !setTrimThreshold(DefaultTrimThreshold) {
 		t.Log("the C library has no mallopt: nothing set")
+	}
+}
+
+// TestAllocatorAndExecOptions: a store writes and reads the same with
+// SQLite's allocator and statements as they come (KeepSQLiteAllocator,
+// DriverExec) as by default: a Resource created onto two Maps, updated,
+// its revisions recorded, and an account created twice refused.
+func TestAllocatorAndExecOptions(t *testing.T) {
+	t.Parallel()
+	for _, opts := range []*Options{nil, {KeepSQLiteAllocator: true, DriverExec: true}} {
+		s, err := Open(t.Context(), filepath.Join(t.TempDir(), "cms.db"), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc, ctx := cmstest.BenchService(t, s, nil)
+		for _, title := range []string{"First", "Second"} {
+			if _, err := svc.Upsert(ctx, cms.KindResource, []byte(cmstest.ChangeBenchRecord("res-1", title)), nil); err != nil {
+				t.Fatalf("%+v: %s: %v", opts, title, err)
+			}
+		}
+		seq, err := svc.Read(ctx, cms.KindResource, cms.ReadParams{IDs: []string{"res-1"}, Published: cms.PublishedAny})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var titles []string
+		for e, err := range seq {
+			if err != nil {
+				t.Fatal(err)
+			}
+			titles = append(titles, e.Record.(*cms.Resource).Title["en"])
+		}
+		if !slices.Equal(titles, []string{"Second"}) {
+			t.Errorf("%+v: read %v", opts, titles)
+		}
+		page, err := svc.History(ctx, cms.KindResource, "res-1", cms.HistoryParams{})
+		if err != nil || len(page.Revisions) != 2 || page.Revisions[0].Rev != 2 {
+			t.Errorf("%+v: history %+v, %v", opts, page, err)
+		}
+		if err := s.CreateAccount(ctx, cms.Account{ID: "acc", Langs: cms.Languages{Default: "en", All: []string{"en"}}}); cms.ErrorCode(err) != cms.CodeConflict {
+			t.Errorf("%+v: the account again: %v", opts, err)
+		}
+		s.Close()
 	}
 }
