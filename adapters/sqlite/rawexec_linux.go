@@ -199,6 +199,29 @@ func (c *rawConn) keep(query string, st *C.sqlite3_stmt) {
 	c.used = append(c.used, query)
 }
 
+// deref is a's value where a is a pointer the store passes (a nullable
+// column's): nil for a nil pointer, as database/sql converts them.
+func deref(a any) any {
+	switch v := a.(type) {
+	case *string:
+		return valueOf(v)
+	case *float64:
+		return valueOf(v)
+	case *int64:
+		return valueOf(v)
+	case *bool:
+		return valueOf(v)
+	}
+	return a
+}
+
+func valueOf[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
 // rawResult is the sql.Result of execRaw.
 type rawResult struct{ changes, rowid int64 }
 
@@ -236,42 +259,16 @@ func execRaw(dc any, query string, args []any) (sql.Result, bool, error) {
 		size   int
 	)
 	for _, a := range args {
-		switch v := a.(type) {
+		switch v := deref(a).(type) {
 		case string:
 			size += len(v)
-		case *string:
-			if v != nil {
-				size += len(*v)
-			}
 		case []byte:
 			size += len(v)
 		}
 	}
 	text := make([]byte, 0, size+1)
 	for i, a := range args {
-		switch v := a.(type) { // a nil pointer is NULL, another its value, as database/sql converts them
-		case *string:
-			a = nil
-			if v != nil {
-				a = *v
-			}
-		case *float64:
-			a = nil
-			if v != nil {
-				a = *v
-			}
-		case *int64:
-			a = nil
-			if v != nil {
-				a = *v
-			}
-		case *bool:
-			a = nil
-			if v != nil {
-				a = *v
-			}
-		}
-		switch v := a.(type) {
+		switch v := deref(a).(type) {
 		case nil:
 			kinds[i] = C.BW_NULL
 		case string:
